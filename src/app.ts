@@ -1,0 +1,142 @@
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import websocket from '@fastify/websocket';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppConfig } from './config.js';
+import { createOrm, migrate } from './db/orm.js';
+import { authPlugin, resolveBearer } from './http/auth.js';
+import { errorsPlugin } from './http/errors.js';
+import { rateLimitPlugin } from './http/rate-limit.js';
+import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
+import { systemPlugin } from './http/system.js';
+import { JobRunner } from './jobs/boss.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { mountRestOperations } from './openapi/plugin.js';
+import { LocalDiskStorage } from './platform/storage.js';
+import { appRouter, type AppRouter } from './routers/index.js';
+import { plainRoutes } from './routers/plain-routes.js';
+import { type AppDeps, createContext } from './trpc/context.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+export const API_VERSION = pkg.version;
+
+let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
+/** The OpenAPI document: the same for every app instance of this process, so built once. */
+export function openApiDocument() {
+  cachedDocument ??= buildOpenApiDocument(
+    appRouter,
+    Object.assign({}, ...plainRoutes.map((r) => r.openapi)),
+    API_VERSION,
+  );
+  return cachedDocument;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  /** Drains HTTP, stops the job runner, closes the ORM pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * Registers plugins in a fixed order: external (errors, headers, CORS, body parsers) -> app (auth, rate limit,
+ * health) -> routes (tRPC, REST, plain routes, docs).
+ */
+export async function buildApp(config: AppConfig, databaseUrl: string, options: { migrate?: boolean } = {}): Promise<BuiltApp> {
+  const orm = await createOrm(databaseUrl);
+  if (options.migrate) await migrate(orm);
+  const runWorkers = config.jobsEnabled && config.role !== 'api';
+  const jobs = new JobRunner(databaseUrl, orm, runWorkers);
+  const deps: AppDeps = { config, orm, storage: new LocalDiskStorage(join(config.dataDir, 'files')), jobs };
+
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    trustProxy: config.production,
+    bodyLimit: 1024 * 1024,
+    // Ids are UUIDs; long garbage in a path should not reach the router's regexes.
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  // External
+  await app.register(errorsPlugin);
+  await app.register(securityHeadersPlugin);
+  if (config.production) await app.register(httpsRedirectPlugin);
+  await app.register(cors, {
+    origin: config.cors.allowedOrigins.includes('*') ? true : config.cors.allowedOrigins,
+    credentials: !config.cors.allowedOrigins.includes('*'),
+    exposedHeaders: ['Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  });
+  // An empty JSON body on POST counts as `{}`: body-less actions (enter, approve...) must not fail on it.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = new Error('The request body is not valid JSON.') as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+  await app.register(formbody);
+  await app.register(multipart, { limits: { fileSize: 100 * 1024 * 1024, files: 10, fields: 20 } });
+  await app.register(cookie);
+
+  // App
+  await app.register(authPlugin, { config, em: () => orm.em.fork() });
+  await app.register(rateLimitPlugin, { config });
+  await app.register(systemPlugin, { deps });
+
+  // Routes
+  await app.register(websocket);
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    useWSS: true,
+    trpcOptions: {
+      router: appRouter,
+      createContext: async ({ req, info }) => {
+        // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header.
+        if (!req.auth) {
+          const token = info.connectionParams?.token;
+          const header = token ? `Bearer ${token}` : req.headers.authorization;
+          return createContext(deps, req, await resolveBearer(header, config, orm.em.fork()));
+        }
+        return createContext(deps, req);
+      },
+      responseMeta: ({ ctx, errors }) => (ctx && errors.length === 0 ? { headers: ctx.resp.headers } : {}),
+      onError: ({ error, path }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'trpc call failed');
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  });
+  mountRestOperations(app, deps, appRouter);
+  for (const routes of plainRoutes) routes.register(app, deps);
+
+  app.get('/openapi.json', { config: { rateLimit: false }, schema: { hide: true } }, async () => openApiDocument());
+  await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false, uiConfig: { persistAuthorization: true, deepLinking: true } });
+
+  await app.ready();
+  if (config.jobsEnabled) await jobs.start();
+
+  let closed = false;
+  return {
+    app,
+    deps,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await jobs.stop();
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+/** The key used outside production when none is configured. Production refuses to start with it. */
+export const DEVELOPMENT_SIGNING_KEY = 'territory-platform-development-signing-key-change-me';
+
+const bool = z.stringbool();
+const int = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+const environmentSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: int(3000),
+  HOST: z.string().default('0.0.0.0'),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default('.data'),
+  EMBEDDED_PG_PORT: int(54329),
+  PUBLIC_BASE_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SEED_DEMO_DATA: bool.default(true),
+  JWT__SIGNINGKEY: z.string().default(''),
+  JWT__ISSUER: z.string().default('territory-platform'),
+  JWT__AUDIENCE: z.string().default('territory-platform'),
+  JWT__EXPIRESINSECONDS: int(3600),
+  AUTH__TRUSTPROVIDERCLAIMS: bool.optional(),
+  AUTH__PROVIDERS: z.string().default(''),
+  BOOTSTRAP_ADMINS: z.string().default(''),
+  Cors__AllowedOrigins: z.string().default(''),
+  RateLimiting__PermitLimit: int(60),
+  RateLimiting__WindowSeconds: int(60),
+  RateLimiting__QueueLimit: int(0),
+  RateLimiting__Auth__PermitLimit: int(5),
+  RateLimiting__FeedRead__PermitLimit: int(100),
+  RateLimiting__Write__PermitLimit: int(30),
+  JOBS__ENABLED: bool.default(true),
+});
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** One social-login provider verified in production: `name|issuer|audience|jwksUrl;...` in AUTH__PROVIDERS. */
+export interface AuthProviderConfig {
+  name: string;
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+}
+
+function parseProviders(raw: string): AuthProviderConfig[] {
+  return raw
+    .split(';')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [name, issuer, audience, jwksUrl] = entry.split('|').map((part) => part.trim());
+      if (!name || !issuer || !audience || !jwksUrl) {
+        throw new ConfigError(`AUTH__PROVIDERS entry "${entry}" must be name|issuer|audience|jwksUrl`);
+      }
+      return { name: name.toLowerCase(), issuer, audience, jwksUrl };
+    });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration ${first?.path.join('.')}: ${first?.message}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const corsOrigins = e.Cors__AllowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  const trustProviderClaims = e.AUTH__TRUSTPROVIDERCLAIMS ?? !production;
+
+  // The exact texts below are the specification's; operators grep for them.
+  if (production) {
+    if (!e.JWT__SIGNINGKEY) throw new ConfigError('JWT SigningKey must be configured via environment variable JWT__SIGNINGKEY');
+    if (e.JWT__SIGNINGKEY === DEVELOPMENT_SIGNING_KEY) {
+      throw new ConfigError('JWT SigningKey must be configured via environment variable JWT__SIGNINGKEY in production');
+    }
+    if (e.JWT__SIGNINGKEY.length < 32) throw new ConfigError('JWT SigningKey must be at least 32 characters long in production');
+    if (corsOrigins.length === 0 || corsOrigins.includes('*')) throw new ConfigError('Cors:AllowedOrigins must be configured');
+    if (trustProviderClaims) {
+      throw new ConfigError('AUTH__TRUSTPROVIDERCLAIMS must be false in production: identity provider tokens must be verified');
+    }
+  }
+
+  return Object.freeze({
+    env: e.NODE_ENV,
+    production,
+    port: e.PORT,
+    host: e.HOST,
+    role: e.ROLE,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    logLevel: e.LOG_LEVEL,
+    seedDemoData: e.SEED_DEMO_DATA,
+    jwt: Object.freeze({
+      signingKey: e.JWT__SIGNINGKEY || DEVELOPMENT_SIGNING_KEY,
+      issuer: e.JWT__ISSUER,
+      audience: e.JWT__AUDIENCE,
+      expiresInSeconds: e.JWT__EXPIRESINSECONDS,
+    }),
+    auth: Object.freeze({
+      trustProviderClaims,
+      providers: parseProviders(e.AUTH__PROVIDERS),
+      bootstrapAdmins: e.BOOTSTRAP_ADMINS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    }),
+    cors: Object.freeze({ allowedOrigins: corsOrigins.length ? corsOrigins : ['*'] }),
+    rateLimit: Object.freeze({
+      windowSeconds: e.RateLimiting__WindowSeconds || 60,
+      queueLimit: e.RateLimiting__QueueLimit,
+      global: e.RateLimiting__PermitLimit,
+      auth: e.RateLimiting__Auth__PermitLimit,
+      feedRead: e.RateLimiting__FeedRead__PermitLimit,
+      write: e.RateLimiting__Write__PermitLimit,
+    }),
+    jobsEnabled: e.JOBS__ENABLED,
+  });
+}
+
+export type AppConfig = ReturnType<typeof loadConfig>;

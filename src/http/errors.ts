@@ -1,0 +1,96 @@
+import { TRPCError } from '@trpc/server';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ZodError } from 'zod';
+import { AppError, type FieldError, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
+import { zodFieldErrors } from '../trpc/init.js';
+
+const TRPC_STATUS: Record<string, number> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  PAYMENT_REQUIRED: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
+};
+
+interface Classified {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+function fromZod(error: ZodError): Classified {
+  const errors = zodFieldErrors(error);
+  return {
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    detail: `Validation failed: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+    errors,
+  };
+}
+
+/** Maps anything thrown while serving a request to a status, a stable code and a message safe to show. */
+export function classifyError(error: unknown): Classified {
+  if (error instanceof AppError) {
+    return {
+      status: TRPC_STATUS[error.code] ?? 500,
+      code: error.problemCode,
+      detail: error.message,
+      errors: error.errors,
+      headers: error.headers,
+    };
+  }
+  if (error instanceof ZodError) return fromZod(error);
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof ZodError) return fromZod(error.cause);
+    if (error.cause instanceof AppError) return classifyError(error.cause);
+    const status = TRPC_STATUS[error.code] ?? 500;
+    if (status >= 500) return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
+    return { status, code: error.code, detail: error.message };
+  }
+  const fastifyError = error as Partial<FastifyError> & { rateLimited?: boolean };
+  if (fastifyError.rateLimited) {
+    return { status: 429, code: 'RATE_LIMIT_EXCEEDED', detail: RATE_LIMIT_DETAIL, headers: { 'Retry-After': '60' } };
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
+    return { status, code, detail: fastifyError.message ?? 'Bad request' };
+  }
+  return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, c: Classified) {
+  const instance = request.url.split('?')[0] ?? request.url;
+  if (c.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+  for (const [name, value] of Object.entries(c.headers ?? {})) reply.header(name, value);
+  if (instance.startsWith('/api/v2/')) {
+    return reply.status(c.status).type('application/json').send(journeyError(c.status, c.code, c.detail, c.errors));
+  }
+  return reply.status(c.status).type('application/problem+json').send(problem(c.status, c.code, c.detail, instance, c.errors));
+}
+
+/**
+ * Every error leaves as problem details (v1) or the journeys error body (v2). 5xx bodies never carry the
+ * internal message; the log does.
+ */
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error, request, reply) => {
+    const c = classifyError(error);
+    if (c.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, c);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, { status: 404, code: 'NOT_FOUND', detail: `No operation ${request.method} ${request.url.split('?')[0]}.` }),
+  );
+}, { name: 'errors' });

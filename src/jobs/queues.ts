@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+/**
+ * Every pg-boss queue, with the schema of its payload. Handlers live in `<name>.job.ts` and are registered in
+ * boss.ts; later domains add their queues here.
+ */
+export const QUEUES = {
+  /** Deletes expired 2FA challenges and refresh tokens. */
+  authCleanup: { name: 'auth-cleanup', payload: z.object({}).strict(), cron: '*/15 * * * *' },
+} as const;
+
+export type QueueKey = keyof typeof QUEUES;
+export const QUEUE_NAMES: string[] = Object.values(QUEUES).map((q) => q.name);

@@ -1,0 +1,105 @@
+import type { AnyRouter } from '@trpc/server';
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { restOperations } from './plugin.js';
+
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string(),
+    code: z.string().meta({ description: 'Stable UPPER_SNAKE identifier, e.g. VALIDATION_FAILED, NOT_FOUND' }),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details: the body of every v1 error' });
+
+export const journeyErrorSchema = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+    details: z.object({ field: z.string(), message: z.string() }).nullable(),
+    timestamp: z.string(),
+  })
+  .meta({ id: 'JourneyError', description: 'Error body of the v2 journeys layer' });
+
+const ERROR_TEXT: Record<string, string> = {
+  '400': 'Invalid input (VALIDATION_FAILED lists each field)',
+  '401': 'Missing, invalid or expired token',
+  '402': 'Payment required',
+  '403': 'The caller lacks the role or is not the owner',
+  '404': 'Not found',
+  '409': 'Conflict with the current state',
+  '413': 'Payload too large',
+  '429': 'Too many requests (Retry-After: 60)',
+  '500': 'Unexpected server error',
+};
+
+type Operation = { responses: Record<string, { description?: string; content?: Record<string, unknown> }> } & Record<string, unknown>;
+
+/**
+ * One OpenAPI 3.1 document for v1 and v2: generated from the procedures' zod schemas, plus the plain Fastify
+ * routes (multipart, form, downloads) given as `extraPaths`, then adjusted: 201/204 where an operation
+ * declares them, problem-details (or journeys) error bodies, and the security schemes.
+ */
+export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPathsObject, version: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(router, {
+    title: 'territory-platform API',
+    description:
+      'Territory-centred community platform. v1 (`/api/v1`) is authenticated with a user bearer JWT ' +
+      '(`POST /api/v1/auth/social`); v2 journeys (`/api/v2/journeys`) with OAuth2 client credentials ' +
+      '(`POST /oauth/token`) plus an optional `X-User-Token`. Errors are RFC 9457 problem details.',
+    version,
+    baseUrl: '/',
+    securitySchemes: {
+      BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User token from POST /api/v1/auth/social' },
+      ClientCredentials: {
+        type: 'oauth2',
+        description: 'Client applications of the journeys layer',
+        flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { 'journeys:read': 'GET journeys', 'journeys:write': 'POST journeys' } } },
+      },
+    },
+    paths: extraPaths,
+    defs: { Problem: problemSchema, JourneyError: journeyErrorSchema },
+  });
+
+  const statusByOperation = new Map<string, number>();
+  for (const op of restOperations(router)) {
+    if (op.meta.successStatus) statusByOperation.set(`${op.method.toLowerCase()} ${op.path}`, op.meta.successStatus);
+  }
+
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const isJourney = path.startsWith('/api/v2/');
+    for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
+      if (!operation?.responses) continue;
+      if (isJourney && operation.security) operation.security = [{ ClientCredentials: [] }];
+      const success = statusByOperation.get(`${method} ${path}`);
+      if (success && operation.responses['200']) {
+        const ok = operation.responses['200'];
+        delete operation.responses['200'];
+        operation.responses[String(success)] =
+          success === 204 ? { description: 'No content' } : { ...ok, description: ok.description === 'Successful response' ? 'Created' : ok.description };
+      }
+      for (const status of Object.keys(operation.responses)) {
+        if (Number(status) < 400) continue;
+        operation.responses[status] = {
+          description: ERROR_TEXT[status] ?? 'Error',
+          content: isJourney
+            ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
+            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
+      if (!operation.responses['429']) {
+        operation.responses['429'] = {
+          description: ERROR_TEXT['429'],
+          content: isJourney
+            ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
+            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
+    }
+  }
+  return doc;
+}

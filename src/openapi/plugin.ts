@@ -1,0 +1,70 @@
+import type { AnyProcedure, AnyRouter } from '@trpc/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { rateLimitRouteConfig } from '../http/rate-limit.js';
+import { validationFailed } from '../platform/problems.js';
+import { type AppDeps, type Context, createContext } from '../trpc/context.js';
+import type { AppMeta, RateBucket } from '../trpc/init.js';
+
+export interface RestOperation {
+  /** Dotted tRPC path, e.g. `territories.byId`. */
+  procedurePath: string;
+  procedure: AnyProcedure;
+  method: HTTPMethods;
+  path: string;
+  meta: AppMeta;
+}
+
+/** Every procedure that has `meta.openapi`, i.e. every REST operation. */
+export function restOperations(router: AnyRouter): RestOperation[] {
+  const out: RestOperation[] = [];
+  for (const [procedurePath, procedure] of Object.entries(router._def.procedures as Record<string, AnyProcedure>)) {
+    const meta = procedure._def.meta as AppMeta | undefined;
+    if (!meta?.openapi || meta.openapi.enabled === false) continue;
+    out.push({ procedurePath, procedure, method: meta.openapi.method, path: meta.openapi.path, meta });
+  }
+  return out;
+}
+
+export const bucketOf = (op: { method: string; meta: AppMeta }): RateBucket =>
+  op.meta.rateLimit ?? (op.method === 'GET' ? 'global' : 'write');
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Serves each OpenAPI procedure as a native Fastify route calling the same tRPC procedure. We do not use
+ * trpc-to-openapi's adapter for serving (only for the document): it rewrites input schemas in place to coerce
+ * strings (so `"false"` became `true` in bodies, for tRPC callers too), demands a JSON content type on body-less
+ * POSTs and has its own error body. Here query and path values are coerced only where a schema says so
+ * (`z.coerce`), errors go through the problem-details handler, and each route gets its rate-limit bucket.
+ */
+export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router: AnyRouter) {
+  const createCaller = (router as AnyRouter & { createCaller: (ctx: Context) => Record<string, unknown> }).createCaller;
+  for (const op of restOperations(router)) {
+    const url = op.path.replace(/\{([^}]+)\}/g, ':$1');
+    const segments = op.procedurePath.split('.');
+    app.route({
+      method: op.method,
+      url,
+      config: { rateLimit: rateLimitRouteConfig(deps.config, bucketOf(op)) },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const params = (request.params ?? {}) as Record<string, string>;
+        let input: Record<string, unknown>;
+        if (op.method === 'GET' || op.method === 'DELETE') {
+          input = { ...(request.query as Record<string, unknown>), ...params };
+        } else {
+          const body = request.body ?? {};
+          if (!isPlainObject(body)) throw validationFailed('(body)', 'the request body must be a JSON object');
+          input = { ...body, ...params };
+        }
+        const ctx = createContext(deps, request);
+        let fn: unknown = createCaller(ctx);
+        for (const segment of segments) fn = (fn as Record<string, unknown>)[segment];
+        const result = await (fn as (input: unknown) => Promise<unknown>)(input);
+        const status = ctx.resp.status ?? op.meta.successStatus ?? 200;
+        reply.status(status).headers(ctx.resp.headers);
+        if (status === 204) return reply.send();
+        return reply.type('application/json').send(JSON.stringify(result ?? null));
+      },
+    });
+  }
+}

@@ -1,0 +1,4 @@
+/** Indirection so tests can reason about time without sleeping. */
+export const clock = {
+  now: (): Date => new Date(),
+};

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** `/paged` input: 1-based page, 1..100 items; out of range is a 400, never silently clamped. */
+export const pageInput = {
+  pageNumber: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+};
+
+/** Plain list input (`skip`/`take`). */
+export const skipTakeInput = (defaultTake = 20) => ({
+  skip: z.coerce.number().int().min(0).default(0),
+  take: z.coerce.number().int().min(1).max(100).default(defaultTake),
+});
+
+export const pagedOutput = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    pageNumber: z.number().int(),
+    pageSize: z.number().int(),
+    totalCount: z.number().int(),
+    totalPages: z.number().int(),
+    hasPreviousPage: z.boolean(),
+    hasNextPage: z.boolean(),
+  });
+
+export function toPage<T>(items: T[], totalCount: number, pageNumber: number, pageSize: number) {
+  const totalPages = Math.ceil(totalCount / pageSize);
+  return {
+    items,
+    pageNumber,
+    pageSize,
+    totalCount,
+    totalPages,
+    hasPreviousPage: pageNumber > 1,
+    hasNextPage: pageNumber < totalPages,
+  };
+}
+
+export const pageOffset = (pageNumber: number, pageSize: number) => ({ offset: (pageNumber - 1) * pageSize, limit: pageSize });

@@ -1,0 +1,102 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * A failure a client caused or may act on. `code` is the stable UPPER_SNAKE identifier clients switch on;
+ * `message` becomes the problem `detail` and is always safe to show.
+ */
+export class AppError extends TRPCError {
+  readonly problemCode: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    trpcCode: TRPC_ERROR_CODE_KEY,
+    problemCode: string,
+    message: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super({ code: trpcCode, message });
+    this.problemCode = problemCode;
+    this.errors = extra.errors;
+    this.headers = extra.headers;
+  }
+}
+
+export const badRequest = (message: string, code = 'BAD_REQUEST', errors?: FieldError[]) =>
+  new AppError('BAD_REQUEST', code, message, { errors });
+export const validationFailed = (field: string, message: string) =>
+  new AppError('BAD_REQUEST', 'VALIDATION_FAILED', `${field}: ${message}`, { errors: [{ field, message }] });
+export const unauthorized = (message = 'Authentication is required.') => new AppError('UNAUTHORIZED', 'UNAUTHORIZED', message);
+export const forbidden = (message = 'You are not allowed to do this.', code = 'FORBIDDEN') => new AppError('FORBIDDEN', code, message);
+export const notFound = (what: string, code = 'NOT_FOUND') => new AppError('NOT_FOUND', code, `${what} was not found.`);
+export const conflict = (message: string, code = 'CONFLICT') => new AppError('CONFLICT', code, message);
+export const tooManyRequests = () =>
+  new AppError('TOO_MANY_REQUESTS', 'RATE_LIMIT_EXCEEDED', RATE_LIMIT_DETAIL, { headers: { 'Retry-After': '60' } });
+
+export const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Please try again later.';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+export const statusTitle = (status: number) => TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request');
+
+/** RFC 9457 problem details, the body of every v1 error. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+export function problem(status: number, code: string, detail: string, instance: string, errors?: FieldError[]): Problem {
+  return {
+    type: status === 429 ? 'https://tools.ietf.org/html/rfc6585#section-4' : `https://httpstatuses.io/${status}`,
+    title: statusTitle(status),
+    status,
+    detail,
+    instance,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+/** The v2 journeys error body. */
+export function journeyError(status: number, code: string, detail: string, errors?: FieldError[]) {
+  const V2_CODES: Record<number, string> = {
+    400: 'INVALID_REQUEST',
+    401: 'UNAUTHORIZED',
+    402: 'PAYMENT_REQUIRED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    409: 'CONFLICT',
+    429: 'RATE_LIMIT_EXCEEDED',
+  };
+  const first = errors?.[0];
+  return {
+    error: detail,
+    code: V2_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : code),
+    details: first ? { field: first.field, message: first.message } : null,
+    timestamp: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+// Control characters except tab, line feed and carriage return.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+const TAG = /<[^>]*>/g;
+
+/** Strips HTML tags, stray angle brackets and control characters, then trims. */
+export function sanitizeText(value: string): string {
+  return value.replace(TAG, '').replace(/[<>]/g, '').replace(CONTROL, '').trim();
+}
+
+/**
+ * Free text from a client: sanitized before the length checks, so limits apply to what is stored.
+ * Every schema that takes free text uses these helpers.
+ */
+export const zText = (opts: { min?: number; max: number }) =>
+  z
+    .string()
+    .transform(sanitizeText)
+    .pipe(z.string().min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty').max(opts.max));
+
+export const zOptionalText = (max: number) =>
+  z
+    .string()
+    .transform(sanitizeText)
+    .pipe(z.string().max(max))
+    .nullish()
+    .transform((v) => (v ? v : null));
+
+const BLOCKED_SCHEMES = /^\s*(javascript|data|vbscript):/i;
+
+/** http(s) URLs only; `javascript:` and `data:` are refused. */
+export const zUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((v) => !BLOCKED_SCHEMES.test(v), 'scheme not allowed')
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+
+/** Normalizes a relative storage path: no `..`, no leading slash, forward slashes only. */
+export function normalizePath(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.replace(/\\/g, '/').split('/')) {
+    if (!part || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part.replace(CONTROL, ''));
+  }
+  return parts.join('/');
+}

@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { buildApp } from './app.js';
+import { ConfigError, type AppConfig, loadConfig } from './config.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { seedDemoData } from './db/seed/demo.js';
+
+function readConfig(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      // The exact message is the contract (operators and the tests read it).
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main() {
+  const startedAt = Date.now();
+  const config = readConfig();
+  let embedded: EmbeddedDatabase | null = null;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    if (config.production) console.warn('DATABASE_URL is not set: using the embedded PostgreSQL under DATA_DIR.');
+    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), port: config.embeddedPgPort, persistent: true });
+    await embedded.createDatabase('territory');
+    databaseUrl = embedded.url('territory');
+  }
+
+  const built = await buildApp(config, databaseUrl, { migrate: true });
+  if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    built.app.log.info(`${signal}: draining HTTP, stopping jobs and the database`);
+    await built.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  if (config.role === 'worker') {
+    console.log(`territory-platform worker running (jobs: ${built.deps.jobs.isRunning() ? 'on' : 'off'})`);
+    return;
+  }
+  await built.app.listen({ port: config.port, host: config.host });
+  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
+  console.log(`
+territory-platform is up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s
+  API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)
+  tRPC:      ${base}/trpc   REST: ${base}/api/v1   journeys: ${base}/api/v2/journeys
+  Dev login (demo admin):
+    curl -s -X POST ${base}/api/v1/auth/social -H 'content-type: application/json' \\
+      -d '{"authProvider":"demo","externalId":"admin","displayName":"Demo Admin"}'
+`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PgBoss } from 'pg-boss';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { createOrm, migrate } from '../../src/db/orm.js';
+import { BOSS_SCHEMA } from '../../src/jobs/boss.js';
+
+export const TEMPLATE_DB = 'territory_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgServerUrl: string;
+    templateDb: string;
+  }
+}
+
+/**
+ * One real PostgreSQL per run (embedded, or the server of DATABASE_URL), and a template database migrated once
+ * (application schema and pg-boss schema). Each test file clones it (see test/setup/test-app.ts).
+ */
+export default async function setup(project: TestProject) {
+  let serverUrl: string;
+  let stop: () => Promise<void> = async () => {};
+  if (process.env.DATABASE_URL) {
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = '/postgres';
+    serverUrl = url.toString();
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'territory-test-pg-'));
+    const port = 45000 + Math.floor(Math.random() * 5000);
+    const db = await startEmbeddedPostgres({ dir, port, persistent: false, fast: true });
+    serverUrl = db.serverUrl;
+    stop = async () => {
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${TEMPLATE_DB}`);
+  await admin.query(`create database ${TEMPLATE_DB}`);
+  const templateUrl = new URL(serverUrl);
+  templateUrl.pathname = `/${TEMPLATE_DB}`;
+
+  const orm = await createOrm(templateUrl.toString());
+  await migrate(orm);
+  // Entities changed since the last committed migration still get their tables here; the migration check in
+  // CI (npm run db:migration:check) is what fails when a migration is missing.
+  await orm.schema.update();
+  await orm.close();
+  const boss = new PgBoss({ connectionString: templateUrl.toString(), schema: BOSS_SCHEMA, supervise: false, schedule: false });
+  boss.on('error', () => {});
+  await boss.start();
+  await boss.stop({ graceful: false });
+  await admin.end();
+
+  project.provide('pgServerUrl', serverUrl);
+  project.provide('templateDb', TEMPLATE_DB);
+  return stop;
+}
