@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SummaryReporter from './test/setup/summary-reporter.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
-    reporters: ['default'],
+    // The default report, then one closing line `N passed, N failed[, N skipped]` that CI reads.
+    reporters: ['default', new SummaryReporter()],
   },
 });

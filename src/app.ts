@@ -12,15 +12,20 @@ import { join } from 'node:path';
 import type { AppConfig } from './config.js';
 import { createOrm, migrate } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
+import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { errorsPlugin } from './http/errors.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
 import { JobRunner } from './jobs/boss.js';
+import { listenForOutboxSignals } from './jobs/outbox-dispatch.job.js';
+import { QUEUES } from './jobs/queues.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { mountRestOperations } from './openapi/plugin.js';
 import { LocalDiskStorage } from './platform/storage.js';
+import { Realtime } from './realtime/realtime.js';
 import { appRouter, type AppRouter } from './routers/index.js';
+import { OutboxNotifySubscriber } from './routers/notifications/outbox.js';
 import { plainRoutes } from './routers/plain-routes.js';
 import { type AppDeps, createContext } from './trpc/context.js';
 
@@ -32,7 +37,7 @@ let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 export function openApiDocument() {
   cachedDocument ??= buildOpenApiDocument(
     appRouter,
-    Object.assign({}, ...plainRoutes.map((r) => r.openapi)),
+    Object.assign({}, csrfOpenApiPaths, ...plainRoutes.map((r) => r.openapi)),
     API_VERSION,
   );
   return cachedDocument;
@@ -45,16 +50,25 @@ export interface BuiltApp {
   close(): Promise<void>;
 }
 
+export interface BuildOptions {
+  migrate?: boolean;
+  /** Registers extra routes before the app is sealed (tests add throwing or CSRF-protected routes). */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+}
+
 /**
  * Registers plugins in a fixed order: external (errors, headers, CORS, body parsers) -> app (auth, rate limit,
  * health) -> routes (tRPC, REST, plain routes, docs).
  */
-export async function buildApp(config: AppConfig, databaseUrl: string, options: { migrate?: boolean } = {}): Promise<BuiltApp> {
+export async function buildApp(config: AppConfig, databaseUrl: string, options: BuildOptions = {}): Promise<BuiltApp> {
   const orm = await createOrm(databaseUrl);
   if (options.migrate) await migrate(orm);
+  // Commits that write outbox rows signal the dispatcher (NOTIFY outbox_pending).
+  orm.em.getEventManager().registerSubscriber(new OutboxNotifySubscriber());
   const runWorkers = config.jobsEnabled && config.role !== 'api';
   const jobs = new JobRunner(databaseUrl, orm, runWorkers);
-  const deps: AppDeps = { config, orm, storage: new LocalDiskStorage(join(config.dataDir, 'files')), jobs };
+  const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
+  const deps: AppDeps = { config, orm, storage: new LocalDiskStorage(join(config.dataDir, 'files')), jobs, realtime };
 
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -94,6 +108,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await app.register(authPlugin, { config, em: () => orm.em.fork() });
   await app.register(rateLimitPlugin, { config });
   await app.register(systemPlugin, { deps });
+  await app.register(csrfPlugin);
 
   // Routes
   await app.register(websocket);
@@ -123,8 +138,17 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   app.get('/openapi.json', { config: { rateLimit: false }, schema: { hide: true } }, async () => openApiDocument());
   await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false, uiConfig: { persistAuthorization: true, deepLinking: true } });
+  await options.extend?.(app);
 
   await app.ready();
+  await realtime.start();
+  if (runWorkers) {
+    listenForOutboxSignals(
+      realtime,
+      async () => (jobs.isRunning() ? jobs.boss.send(QUEUES.outboxDispatch.name, {}) : null),
+      (message, error) => app.log.warn({ err: error }, message),
+    );
+  }
   if (config.jobsEnabled) await jobs.start();
 
   let closed = false;
@@ -136,6 +160,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
       closed = true;
       await app.close();
       await jobs.stop();
+      await realtime.stop();
       await orm.close();
     },
   };

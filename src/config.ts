@@ -61,7 +61,9 @@ function parseProviders(raw: string): AuthProviderConfig[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
-  const parsed = environmentSchema.safeParse(env);
+  // An empty variable counts as unset (`PORT=` in an env file or `${X:-}` in compose must not mean port 0).
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = environmentSchema.safeParse(given);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new ConfigError(`Invalid configuration ${first?.path.join('.')}: ${first?.message}`);
@@ -70,6 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const production = e.NODE_ENV === 'production';
   const corsOrigins = e.Cors__AllowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
   const trustProviderClaims = e.AUTH__TRUSTPROVIDERCLAIMS ?? !production;
+
+  // Requests over a limit are always rejected at once with 429; waiting in a queue is not implemented.
+  if (e.RateLimiting__QueueLimit !== 0) {
+    throw new ConfigError('RateLimiting__QueueLimit must be 0: requests over a rate limit are rejected immediately with 429 (queueing is not supported)');
+  }
 
   // The exact texts below are the specification's; operators grep for them.
   if (production) {

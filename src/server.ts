@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, type AppConfig, loadConfig } from './config.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { seedDemoData } from './db/seed/demo.js';
+import { seedSystemConfig } from './db/seed/system-config.js';
 
 function readConfig(): AppConfig {
   try {
@@ -30,6 +31,8 @@ async function main() {
   }
 
   const built = await buildApp(config, databaseUrl, { migrate: true });
+  // The settings the code reads exist in every database (missing keys only; operators' values are kept).
+  await seedSystemConfig(built.deps.orm.em.fork());
   if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
 
   let stopping = false;

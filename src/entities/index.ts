@@ -1,8 +1,21 @@
 // Every entity the ORM knows; migrations are generated from this list.
+import { Alert } from './alert.entity.js';
+import { AssetValidation, TerritoryAsset } from './asset.entity.js';
 import { AuditEntry } from './audit.entity.js';
+import { UserBlock } from './block.entity.js';
 import { RecoveryCode, RefreshToken, TwoFactorChallenge } from './auth.entity.js';
+import { Event, EventParticipation } from './event.entity.js';
 import { Evidence } from './evidence.entity.js';
+import { JoinRequest, JoinRequestRecipient } from './join-request.entity.js';
+import { MediaAsset, MediaAttachment, TerritoryMediaConfig } from './media.entity.js';
+import { MapEntity, MapEntityConfirmation, MapEntityRelation } from './map.entity.js';
 import { TerritoryMembership } from './membership.entity.js';
+import { TerritoryModerationRule } from './moderation-rule.entity.js';
+import { NaturalAsset } from './natural-asset.entity.js';
+import { Notification, OutboxMessage } from './notification.entity.js';
+import { Post, PostComment, PostLike, PostShare } from './post.entity.js';
+import { UserInterest, UserMediaPreferences, UserPreferences } from './preferences.entity.js';
+import { SystemConfig } from './system-config.entity.js';
 import { Territory, TerritorySelection } from './territory.entity.js';
 import { User, UserPermission } from './user.entity.js';
 import { WorkItem } from './work-item.entity.js';
@@ -19,4 +32,30 @@ export const entities = [
   WorkItem,
   Evidence,
   AuditEntry,
+  JoinRequest,
+  JoinRequestRecipient,
+  UserPreferences,
+  UserMediaPreferences,
+  UserInterest,
+  SystemConfig,
+  OutboxMessage,
+  Notification,
+  MediaAsset,
+  MediaAttachment,
+  TerritoryMediaConfig,
+  UserBlock,
+  Event,
+  EventParticipation,
+  Alert,
+  Post,
+  PostLike,
+  PostComment,
+  PostShare,
+  TerritoryModerationRule,
+  MapEntity,
+  MapEntityConfirmation,
+  MapEntityRelation,
+  TerritoryAsset,
+  AssetValidation,
+  NaturalAsset,
 ];

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
 import { AppError, type FieldError, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
 import { zodFieldErrors } from '../trpc/init.js';
+import { invalidCsrfToken } from './csrf.js';
 
 const TRPC_STATUS: Record<string, number> = {
   PARSE_ERROR: 400,
@@ -19,6 +20,17 @@ const TRPC_STATUS: Record<string, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE_CONTENT: 422,
   TOO_MANY_REQUESTS: 429,
+};
+
+/** Stable codes for 4xx errors raised by Fastify and its plugins (body parsing, media type, size...). */
+const FASTIFY_CODES: Record<number, string> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
 interface Classified {
@@ -62,10 +74,10 @@ export function classifyError(error: unknown): Classified {
   if (fastifyError.rateLimited) {
     return { status: 429, code: 'RATE_LIMIT_EXCEEDED', detail: RATE_LIMIT_DETAIL, headers: { 'Retry-After': '60' } };
   }
+  if (typeof fastifyError.code === 'string' && fastifyError.code.startsWith('FST_CSRF_')) return classifyError(invalidCsrfToken());
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
-    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
-    return { status, code, detail: fastifyError.message ?? 'Bad request' };
+    return { status, code: FASTIFY_CODES[status] ?? 'BAD_REQUEST', detail: fastifyError.message ?? 'Bad request' };
   }
   return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
 }

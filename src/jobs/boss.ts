@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PgBoss } from 'pg-boss';
 import { runAuthCleanup } from './auth-cleanup.job.js';
+import { dispatchOutbox } from './outbox-dispatch.job.js';
 import { QUEUES, QUEUE_NAMES } from './queues.js';
 
 export const BOSS_SCHEMA = 'pgboss';
@@ -12,6 +13,58 @@ export interface QueueStatsView {
   failed: number;
   deferred: number;
   total: number;
+}
+
+/** Runs a query with `$n` parameters: pg-boss's pool in the app, a plain `pg` client in `npm run jobs`. */
+export type SqlRunner = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+
+/**
+ * Live counts per queue, straight from the job table with pg-boss's own definitions (queued = not yet active,
+ * deferred = queued with a future start). `boss.getQueueStats` serves a cache that may be a minute old even when
+ * forced, and an operator checking a retry needs the current numbers.
+ */
+export async function readQueueStats(run: SqlRunner, queues: readonly string[] = QUEUE_NAMES): Promise<QueueStatsView[]> {
+  const { rows } = await run(
+    `select name,
+            (count(*) filter (where state < 'active'))::int as queued,
+            (count(*) filter (where state = 'active'))::int as active,
+            (count(*) filter (where state = 'failed'))::int as failed,
+            (count(*) filter (where state < 'active' and start_after > now()))::int as deferred,
+            count(*)::int as total
+       from ${BOSS_SCHEMA}.job where name = any($1::text[]) group by name`,
+    [queues],
+  );
+  const byName = new Map((rows as (Omit<QueueStatsView, 'queue'> & { name: string })[]).map((r) => [r.name, r]));
+  return queues.map((queue) => {
+    const r = byName.get(queue);
+    return { queue, queued: r?.queued ?? 0, active: r?.active ?? 0, failed: r?.failed ?? 0, deferred: r?.deferred ?? 0, total: r?.total ?? 0 };
+  });
+}
+
+/** Failed jobs of one queue, most recently failed first, with the total for paging. */
+export async function readFailedJobs(run: SqlRunner, queue: string, offset: number, limit: number): Promise<{ items: FailedJobView[]; total: number }> {
+  const { rows } = await run(
+    `select id, name, data, output, retry_count, created_on, completed_on, count(*) over () as total
+       from ${BOSS_SCHEMA}.job where name = $1 and state = 'failed'
+      order by completed_on desc nulls last, id limit $2 offset $3`,
+    [queue, limit, offset],
+  );
+  const typed = rows as { id: string; name: string; data: unknown; output: unknown; retry_count: number; created_on: Date; completed_on: Date | null; total: string }[];
+  let total = Number(typed[0]?.total ?? 0);
+  if (typed.length === 0 && offset > 0) {
+    const count = await run(`select count(*)::int as n from ${BOSS_SCHEMA}.job where name = $1 and state = 'failed'`, [queue]);
+    total = (count.rows[0] as { n: number } | undefined)?.n ?? 0;
+  }
+  const items = typed.map((r) => ({
+    id: r.id,
+    queue: r.name,
+    data: r.data ?? null,
+    output: r.output ?? null,
+    retryCount: r.retry_count,
+    createdAtUtc: new Date(r.created_on).toISOString(),
+    failedAtUtc: r.completed_on ? new Date(r.completed_on).toISOString() : null,
+  }));
+  return { items, total };
 }
 
 export interface FailedJobView {
@@ -51,6 +104,11 @@ export class JobRunner {
       await runAuthCleanup(this.orm.em.fork());
     });
     await this.boss.schedule(QUEUES.authCleanup.name, QUEUES.authCleanup.cron, {});
+    // Polled often: a dispatch job is what turns a committed outbox row into a delivered notification.
+    await this.boss.work(QUEUES.outboxDispatch.name, { pollingIntervalSeconds: 0.5 }, async () => {
+      await dispatchOutbox(this.orm.em.fork());
+    });
+    await this.boss.schedule(QUEUES.outboxDispatch.name, QUEUES.outboxDispatch.cron, {});
   }
 
   async stop() {
@@ -63,48 +121,21 @@ export class JobRunner {
     return this.started;
   }
 
+  /** Runs SQL on pg-boss's own pool (the job tables live in its schema). */
+  private readonly sql: SqlRunner = (text, values) => this.boss.getDb().executeSql(text, values);
+
   async stats(): Promise<QueueStatsView[]> {
-    const out: QueueStatsView[] = [];
-    for (const queue of QUEUE_NAMES) {
-      const [s] = await this.boss.getQueueStats(queue);
-      out.push({
-        queue,
-        queued: s?.queuedCount ?? 0,
-        active: s?.activeCount ?? 0,
-        failed: s?.failedCount ?? 0,
-        deferred: s?.deferredCount ?? 0,
-        total: s?.totalCount ?? 0,
-      });
-    }
-    return out;
+    return readQueueStats(this.sql);
   }
 
-  async failed(queue: string, limit: number): Promise<FailedJobView[]> {
-    const rows = await this.orm.em.getConnection().execute<
-      { id: string; name: string; data: unknown; output: unknown; retry_count: number; created_on: Date; completed_on: Date | null }[]
-    >(
-      `select id, name, data, output, retry_count, created_on, completed_on from ${BOSS_SCHEMA}.job
-        where name = ? and state = 'failed' order by completed_on desc nulls last limit ?`,
-      [queue, limit],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      queue: r.name,
-      data: r.data,
-      output: r.output,
-      retryCount: r.retry_count,
-      createdAtUtc: new Date(r.created_on).toISOString(),
-      failedAtUtc: r.completed_on ? new Date(r.completed_on).toISOString() : null,
-    }));
+  async failed(queue: string, offset: number, limit: number) {
+    return readFailedJobs(this.sql, queue, offset, limit);
   }
 
+  /** Puts a failed job back in the queue; false when no failed job of that queue has this id. */
   async retry(queue: string, jobId: string) {
-    const found = await this.orm.em.getConnection().execute<{ id: string }[]>(
-      `select id from ${BOSS_SCHEMA}.job where name = ? and id = ? and state = 'failed'`,
-      [queue, jobId],
-    );
-    if (found.length === 0) return false;
-    await this.boss.retry(queue, jobId);
-    return true;
+    // The typings declare an empty CommandResponse; at run time it carries the `affected` count.
+    const result = (await this.boss.retry(queue, jobId)) as { affected?: number };
+    return (result.affected ?? 0) > 0;
   }
 }

@@ -7,6 +7,11 @@ import { z } from 'zod';
 export const QUEUES = {
   /** Deletes expired 2FA challenges and refresh tokens. */
   authCleanup: { name: 'auth-cleanup', payload: z.object({}).strict(), cron: '*/15 * * * *' },
+  /**
+   * Drains the notification outbox. Started right after a commit that wrote outbox rows (NOTIFY outbox_pending,
+   * see src/jobs/outbox-dispatch.job.ts); the per-minute schedule is the backstop.
+   */
+  outboxDispatch: { name: 'outbox-dispatch', payload: z.object({}).strict(), cron: '* * * * *' },
 } as const;
 
 export type QueueKey = keyof typeof QUEUES;

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
 import type { JobRunner } from '../jobs/boss.js';
 import type { Storage } from '../platform/storage.js';
+import type { Realtime } from '../realtime/realtime.js';
 
 /** Long-lived pieces shared by every request: built once by buildApp. */
 export interface AppDeps {
@@ -11,6 +12,8 @@ export interface AppDeps {
   orm: MikroORM;
   storage: Storage;
   jobs: JobRunner;
+  /** LISTEN/NOTIFY fan-out shared by the real-time subscriptions of this process. */
+  realtime: Realtime;
 }
 
 /** Per-call response side channel: REST applies it to the reply (status, Location, Retry-After...). */

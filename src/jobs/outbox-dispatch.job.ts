@@ -1,0 +1,124 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../platform/ids.js';
+import type { Realtime } from '../realtime/realtime.js';
+import type { NotificationType } from '../routers/notifications/notification-types.js';
+import { NOTIFICATION_CHANNEL } from '../routers/notifications/notifications.live.js';
+import { OUTBOX_CHANNEL } from '../routers/notifications/outbox.js';
+import { notificationPreferencesOf } from '../routers/preferences/preferences.service.js';
+import { readConfigNumber } from '../routers/system-config/system-config.service.js';
+
+export const DISPATCH_BATCH_SIZE_KEY = 'Notifications:DispatchBatchSize';
+const DEFAULT_BATCH_SIZE = 100;
+/** Batches per run: a run ends even while rows keep arriving; the next nudge or schedule continues. */
+const MAX_BATCHES_PER_RUN = 20;
+
+export interface DispatchOptions {
+  batchSize?: number;
+  /**
+   * Called after a message's notifications were inserted, before the message is marked processed, in the same
+   * transaction. Tests throw here to stand for a dispatcher that dies mid-batch.
+   */
+  afterMessage?: (outboxMessageId: string) => void | Promise<void>;
+}
+
+export interface DispatchResult {
+  /** Outbox rows marked processed. */
+  messages: number;
+  /** Notifications created (recipients already holding one for the same source are not counted). */
+  delivered: number;
+}
+
+interface OutboxRow {
+  id: string;
+  type: NotificationType;
+  recipient_user_ids: string[];
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  source_key: string;
+}
+
+/**
+ * Drains the outbox into notifications. Each batch is one transaction: it claims the oldest pending rows with
+ * `for update skip locked` (a concurrent dispatcher takes other rows, never the same ones), inserts one
+ * notification per recipient whose preference flag for the type is on (`on conflict do nothing` on
+ * (source_key, user_id), so a re-run after any crash cannot deliver twice), `pg_notify`s each new one for the
+ * real-time subscribers (sent by PostgreSQL only if the batch commits), and marks the rows processed. A crash
+ * anywhere rolls the whole batch back; the next run redoes it.
+ */
+export async function dispatchOutbox(em: EntityManager, options: DispatchOptions = {}): Promise<DispatchResult> {
+  const batchSize = options.batchSize ?? (await readConfigNumber(em, DISPATCH_BATCH_SIZE_KEY, DEFAULT_BATCH_SIZE));
+  const total: DispatchResult = { messages: 0, delivered: 0 };
+  for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+    const result = await em.fork().transactional((tx) => dispatchBatch(tx, Math.max(1, Math.floor(batchSize)), options));
+    total.messages += result.messages;
+    total.delivered += result.delivered;
+    if (result.messages < batchSize) break;
+  }
+  return total;
+}
+
+async function dispatchBatch(em: EntityManager, batchSize: number, options: DispatchOptions): Promise<DispatchResult> {
+  const rows = await em.execute<OutboxRow[]>(
+    `select id, type, recipient_user_ids, title, body, data, source_key
+       from outbox_message
+      where processed_at_utc is null
+      order by created_at_utc, id
+      limit ?
+      for update skip locked`,
+    [batchSize],
+  );
+  if (rows.length === 0) return { messages: 0, delivered: 0 };
+
+  const preferences = await notificationPreferencesOf(em, rows.flatMap((r) => r.recipient_user_ids));
+  let delivered = 0;
+  for (const row of rows) {
+    const recipients = [...new Set(row.recipient_user_ids)].filter((userId) => preferences.get(userId)?.[row.type] !== false);
+    if (recipients.length > 0) delivered += await insertNotifications(em, row, recipients);
+    await options.afterMessage?.(row.id);
+  }
+  await em.execute('update outbox_message set processed_at_utc = now() where id in (?)', [rows.map((r) => r.id)]);
+  return { messages: rows.length, delivered };
+}
+
+/** One statement per message: recipients that are no (longer) active users are skipped, not an error. */
+async function insertNotifications(em: EntityManager, row: OutboxRow, recipients: string[]) {
+  const ids = recipients.map(() => newId());
+  const inserted = await em.execute<{ id: string }[]>(
+    `with input as (
+       select * from unnest(array[?]::uuid[], array[?]::uuid[]) as i(id, user_id)
+     ), created as (
+       insert into notification (id, created_at_utc, user_id, type, title, body, data, source_key, read_at_utc)
+       select input.id, clock_timestamp(), input.user_id, ?, ?, ?, ?::jsonb, ?, null
+         from input join app_user u on u.id = input.user_id and u.deleted_at_utc is null
+       on conflict (source_key, user_id) do nothing
+       returning id, user_id
+     )
+     select id, pg_notify(?, json_build_object('userId', user_id, 'notificationId', id)::text) from created`,
+    [ids, recipients, row.type, row.title, row.body, JSON.stringify(row.data ?? {}), row.source_key, NOTIFICATION_CHANNEL],
+  );
+  return inserted.length;
+}
+
+/**
+ * Starts a dispatch job whenever a committed transaction signals new outbox rows (see OutboxNotifySubscriber), or
+ * the LISTEN connection comes back (a signal may have been lost meanwhile). Signals arriving together start one
+ * job. Only processes that run workers call this.
+ */
+export function listenForOutboxSignals(realtime: Realtime, sendDispatchJob: () => Promise<unknown>, log: (message: string, error?: unknown) => void) {
+  let scheduled = false;
+  const nudge = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      sendDispatchJob().catch((error: unknown) => log('outbox: cannot start a dispatch job', error));
+    }, 20).unref();
+  };
+  const off = realtime.on(OUTBOX_CHANNEL, nudge);
+  const offReconnect = realtime.onReconnect(nudge);
+  return () => {
+    off();
+    offReconnect();
+  };
+}

@@ -1,0 +1,183 @@
+import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
+import { Alert, type AlertStatus } from '../../entities/alert.entity.js';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { hasFlag } from '../../entities/territory.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { AppError, badRequest, forbidden, notFound } from '../../platform/problems.js';
+import { hasPermission } from '../../trpc/procedures.js';
+import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
+import { activeTerritory } from '../memberships/memberships.service.js';
+import { enqueueNotification } from '../notifications/outbox.js';
+import { resolveTerritoryId } from '../territories/territories.service.js';
+import type { AlertOutput, ReportAlertInput } from './alerts.schemas.js';
+
+type AlertEntity = InferEntity<typeof Alert>;
+
+function toOutput(a: AlertEntity): AlertOutput {
+  return {
+    id: a.id,
+    territoryId: a.territoryId,
+    title: a.title,
+    description: a.description,
+    latitude: a.latitude ?? null,
+    longitude: a.longitude ?? null,
+    status: a.status,
+    reportedByUserId: a.reportedByUserId,
+    postId: a.postId ?? null,
+    createdAtUtc: a.createdAtUtc.toISOString(),
+    decidedAtUtc: a.decidedAtUtc ? a.decidedAtUtc.toISOString() : null,
+    decidedByUserId: a.decidedByUserId ?? null,
+  };
+}
+
+async function isMember(em: EntityManager, territoryId: string, userId: string) {
+  const rows = await em.getConnection().execute('select 1 from territory_membership where territory_id = ? and user_id = ? limit 1', [territoryId, userId]);
+  return rows.length > 0;
+}
+
+/** CURATOR of the territory or SYSTEM_ADMIN. */
+async function isCurator(em: EntityManager, user: AuthUser, territoryId: string) {
+  if (hasPermission(user, 'SYSTEM_ADMIN')) return true;
+  const rows = await em
+    .getConnection()
+    .execute(`select 1 from territory_membership where territory_id = ? and user_id = ? and 'CURATOR' = any(capabilities) limit 1`, [territoryId, user.id]);
+  return rows.length > 0;
+}
+
+async function residentIds(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
+  const rows = await em
+    .getConnection()
+    .execute<{ user_id: string }[]>("select user_id from territory_membership where territory_id = ? and role = 'RESIDENT' and user_id <> ?", [
+      territoryId,
+      exceptUserId,
+    ]);
+  return rows.map((r) => r.user_id);
+}
+
+/**
+ * A member (VISITOR or RESIDENT) reports an alert in a territory with ALERTPOSTS enabled; without the flag the
+ * request is refused with 400 ALERTS_DISABLED (the territory and its other content exist, only this kind of
+ * content is switched off). The alert starts PENDING with a PENDING (not visible) ALERT feed post, in one
+ * transaction.
+ */
+export async function reportAlert(em: EntityManager, user: AuthUser, sessionId: string | null, input: ReportAlertInput): Promise<AlertOutput> {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
+  const territory = await activeTerritory(em, territoryId);
+  if (!(await isMember(em, territoryId, user.id))) throw forbidden('Only members (visitors or residents) of this territory can report alerts.', 'NOT_MEMBER');
+  if (!hasFlag(territory, 'ALERTPOSTS')) throw badRequest('Alerts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERTS_DISABLED');
+
+  return em.transactional(async (tx) => {
+    const alert = tx.create(Alert, {
+      id: newId(),
+      territoryId,
+      title: input.title,
+      description: input.description,
+      latitude: input.latitude ?? null,
+      longitude: input.longitude ?? null,
+      status: 'PENDING',
+      reportedByUserId: user.id,
+      postId: null,
+      decidedAtUtc: null,
+      decidedByUserId: null,
+    });
+    await tx.flush();
+    const post = await createSystemPost(tx, {
+      territoryId,
+      authorUserId: user.id,
+      title: input.title,
+      content: input.description,
+      type: 'ALERT',
+      visibility: 'PUBLIC',
+      status: 'PENDING',
+      alertId: alert.id,
+    });
+    alert.postId = post.id;
+    tx.create(AuditEntry, { actorUserId: user.id, action: 'alert.reported', subjectType: 'Alert', subjectId: alert.id, territoryId });
+    await tx.flush();
+    return toOutput(alert);
+  });
+}
+
+/** The territory a listing reads: explicit or the session's; it must exist. */
+async function listedTerritory(em: EntityManager, user: AuthUser, sessionId: string | null, explicit: string | undefined) {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, explicit);
+  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
+  if (exists.length === 0) throw notFound('Territory');
+  return territoryId;
+}
+
+const VALIDATED_NEWEST_FIRST = { orderBy: { createdAtUtc: 'desc', id: 'desc' } } as const;
+
+/** A territory's VALIDATED alerts, newest first. */
+export async function listAlerts(em: EntityManager, user: AuthUser, sessionId: string | null, input: { territoryId?: string; skip: number; take: number }) {
+  const territoryId = await listedTerritory(em, user, sessionId, input.territoryId);
+  const rows = await em.find(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset: input.skip, limit: input.take });
+  return rows.map(toOutput);
+}
+
+export async function pageAlerts(
+  em: EntityManager,
+  user: AuthUser,
+  sessionId: string | null,
+  input: { territoryId?: string; pageNumber: number; pageSize: number },
+) {
+  const territoryId = await listedTerritory(em, user, sessionId, input.territoryId);
+  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
+  const [rows, total] = await em.findAndCount(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset, limit });
+  return toPage(rows.map(toOutput), total, input.pageNumber, input.pageSize);
+}
+
+/** Publishes or rejects the alert's post; a post its author has deleted meanwhile is simply unlinked. */
+async function setLinkedPostStatus(em: EntityManager, alert: AlertEntity, status: 'PUBLISHED' | 'REJECTED') {
+  try {
+    await setPostStatus(em, alert.postId!, status);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
+    alert.postId = null;
+  }
+}
+
+/**
+ * A curator's decision (CURATOR of the alert's territory or SYSTEM_ADMIN), repeatable: validated=true makes the
+ * alert VALIDATED and publishes its post, notifying the residents the first time it becomes VALIDATED;
+ * validated=false makes both REJECTED. Audited.
+ */
+export async function validateAlert(em: EntityManager, user: AuthUser, alertId: string, validated: boolean): Promise<AlertOutput> {
+  const found = await em.findOne(Alert, { id: alertId });
+  if (!found) throw notFound('Alert');
+  if (!(await isCurator(em, user, found.territoryId))) throw forbidden('This operation requires CURATOR in this territory.');
+
+  return em.transactional(async (tx) => {
+    // Serializes concurrent decisions so "became VALIDATED" (and its notification) happens once.
+    const alert = await tx.findOneOrFail(Alert, { id: alertId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const previous = alert.status;
+    const next: AlertStatus = validated ? 'VALIDATED' : 'REJECTED';
+    alert.status = next;
+    alert.decidedAtUtc = clock.now();
+    alert.decidedByUserId = user.id;
+    if (alert.postId) await setLinkedPostStatus(tx, alert, validated ? 'PUBLISHED' : 'REJECTED');
+    if (next === 'VALIDATED' && previous !== 'VALIDATED') {
+      enqueueNotification(tx, {
+        type: 'ALERT_VALIDATED',
+        recipientUserIds: await residentIds(tx, alert.territoryId, user.id),
+        title: `Alert: ${alert.title}`,
+        body: alert.description,
+        data: { territoryId: alert.territoryId, alertId: alert.id, postId: alert.postId ?? null },
+        sourceKey: `alert:${alert.id}:validated`,
+      });
+    }
+    tx.create(AuditEntry, {
+      actorUserId: user.id,
+      action: validated ? 'alert.validated' : 'alert.rejected',
+      subjectType: 'Alert',
+      subjectId: alert.id,
+      territoryId: alert.territoryId,
+      data: { validated, previousStatus: previous, status: next },
+    });
+    await tx.flush();
+    return toOutput(alert);
+  });
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { router } from '../../trpc/init.js';
+import { authedProcedure } from '../../trpc/procedures.js';
+import {
+  assetIdInput,
+  assetListInput,
+  assetOutput,
+  assetPage,
+  assetPagedInput,
+  createAssetInput,
+  curateInput,
+  updateAssetInput,
+} from './assets.schemas.js';
+import * as assets from './assets.service.js';
+
+const TAGS = ['Assets'];
+/** Documents the session header that may supply the territory. */
+const sessionHeader = z.object({ 'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.') });
+
+export const assetsRouter = router({
+  create: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/assets',
+        tags: TAGS,
+        summary: 'Register a territory asset (verified residents or curators; Suggested until curated)',
+        requestHeaders: sessionHeader,
+      },
+      successStatus: 201,
+    })
+    .input(createAssetInput)
+    .output(assetOutput)
+    .mutation(async ({ ctx, input }) => {
+      const created = await assets.createAsset(ctx.em, ctx.user, ctx.sessionId, input);
+      ctx.resp.headers.Location = `/api/v1/assets/${created.id}`;
+      return created;
+    }),
+
+  list: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/assets',
+        tags: TAGS,
+        summary: "The territory's assets, newest first (Suggested and Active unless status is given; type/types filter the type)",
+        requestHeaders: sessionHeader,
+      },
+    })
+    .input(assetListInput)
+    .output(z.array(assetOutput))
+    .query(({ ctx, input }) => assets.listAssets(ctx.em, ctx.user, ctx.sessionId, input)),
+
+  paged: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/assets/paged', tags: TAGS, summary: "The territory's assets (paged)", requestHeaders: sessionHeader } })
+    .input(assetPagedInput)
+    .output(assetPage)
+    .query(({ ctx, input }) => assets.pageAssets(ctx.em, ctx.user, ctx.sessionId, input)),
+
+  byId: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/assets/{assetId}', tags: TAGS, summary: 'Get a territory asset' } })
+    .input(assetIdInput)
+    .output(assetOutput)
+    .query(({ ctx, input }) => assets.getAsset(ctx.em, input.assetId)),
+
+  update: authedProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/api/v1/assets/{assetId}',
+        tags: TAGS,
+        summary: 'Edit an asset (creator or curator); subtype: omitted keeps, null removes, a value replaces',
+      },
+    })
+    .input(updateAssetInput)
+    .output(assetOutput)
+    .mutation(({ ctx, input }) => assets.updateAsset(ctx.em, ctx.user, input)),
+
+  validate: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/assets/{assetId}/validate',
+        tags: TAGS,
+        summary: "Validate an asset (members of its territory; idempotent); answers its validation count and residents' percentage",
+      },
+    })
+    .input(assetIdInput)
+    .output(assetOutput)
+    .mutation(({ ctx, input }) => assets.validateAsset(ctx.em, ctx.user, input.assetId)),
+
+  curate: authedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/assets/{assetId}/curate', tags: TAGS, summary: 'Curate a Suggested asset (curator): APPROVED -> Active, REJECTED -> Rejected' },
+    })
+    .input(curateInput)
+    .output(assetOutput)
+    .mutation(({ ctx, input }) => assets.curateAsset(ctx.em, ctx.user, input.assetId, input.outcome)),
+
+  archive: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/assets/{assetId}/archive', tags: TAGS, summary: 'Archive an asset (curator)' } })
+    .input(assetIdInput)
+    .output(assetOutput)
+    .mutation(({ ctx, input }) => assets.archiveAsset(ctx.em, ctx.user, input.assetId)),
+});

@@ -1,0 +1,274 @@
+import type { EntityManager, FilterQuery, InferEntity } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../entities/asset.entity.js';
+import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
+import { WorkItem } from '../../entities/work-item.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { holdsCapability, requireTerritoryCapability } from '../../trpc/procedures.js';
+import { activeTerritory } from '../memberships/memberships.service.js';
+import { resolveTerritoryId } from '../territories/territories.service.js';
+import { completeWorkItem, createWorkItem } from '../work-items/work-items.service.js';
+import { applyAssetCuration, assetNotSuggested } from './asset-curation.js';
+import { type AssetListFilter, type AssetOutput, type CreateAssetInput, SUBTYPE_ONLY_FOR_NATURAL, type UpdateAssetInput } from './assets.schemas.js';
+
+type AssetRow = InferEntity<typeof TerritoryAsset>;
+
+/** Assets listed when no status is asked for: the live ones. */
+const DEFAULT_LISTED: AssetStatus[] = ['Suggested', 'Active'];
+/** Members validate assets that are awaiting curation or in use. */
+const VALIDATABLE: AssetStatus[] = ['Suggested', 'Active'];
+
+/**
+ * A verified resident (RESIDENT with a residency verification) or a curator of the territory (SYSTEM_ADMIN holds
+ * every capability); anyone else 403. Asset and natural-asset creation share this rule.
+ */
+export async function requireVerifiedResidentOrCurator(em: EntityManager, user: AuthUser, territoryId: string, what: string) {
+  const membership = await em.findOne(TerritoryMembership, { territoryId, userId: user.id });
+  if (membership?.role === 'RESIDENT' && residencyVerificationOf(membership) !== 'NONE') return;
+  if (await holdsCapability(em, user, territoryId, ['CURATOR'])) return;
+  throw forbidden(`Only verified residents or curators of this territory can ${what}.`, 'NOT_VERIFIED_RESIDENT');
+}
+
+const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+
+/** Per asset, how many of its validations come from current residents of its territory. */
+async function residentValidations(em: EntityManager, assetIds: string[]): Promise<Map<string, number>> {
+  if (assetIds.length === 0) return new Map();
+  const rows = await em.execute<{ asset_id: string; n: number }[]>(
+    `select v.asset_id, count(*)::int as n
+       from asset_validation v
+       join territory_asset a on a.id = v.asset_id
+       join territory_membership m on m.territory_id = a.territory_id and m.user_id = v.user_id and m.role = 'RESIDENT'
+      where v.asset_id = any(?::uuid[])
+      group by v.asset_id`,
+    [uuidArray(assetIds)],
+  );
+  return new Map(rows.map((r) => [r.asset_id, r.n]));
+}
+
+async function residentCounts(em: EntityManager, territoryIds: string[]): Promise<Map<string, number>> {
+  if (territoryIds.length === 0) return new Map();
+  const rows = await em.execute<{ territory_id: string; n: number }[]>(
+    `select territory_id, count(*)::int as n from territory_membership
+      where territory_id = any(?::uuid[]) and role = 'RESIDENT' group by territory_id`,
+    [uuidArray([...new Set(territoryIds)])],
+  );
+  return new Map(rows.map((r) => [r.territory_id, r.n]));
+}
+
+const percentage = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((Math.min(part, whole) / whole) * 10000) / 100);
+
+/** Entities to outputs, with the validation percentages of all of them read in two queries. */
+async function toOutputs(em: EntityManager, assets: AssetRow[]): Promise<AssetOutput[]> {
+  const [validations, residents] = await Promise.all([
+    residentValidations(em, assets.map((a) => a.id)),
+    residentCounts(em, assets.map((a) => a.territoryId)),
+  ]);
+  return assets.map((a) => ({
+    id: a.id,
+    territoryId: a.territoryId,
+    type: a.type,
+    subtype: a.subtype ?? null,
+    name: a.name,
+    description: a.description ?? null,
+    geoAnchors: a.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude })),
+    status: a.status,
+    createdByUserId: a.createdByUserId,
+    validationCount: a.validationCount,
+    validationPercentage: percentage(validations.get(a.id) ?? 0, residents.get(a.territoryId) ?? 0),
+    createdAtUtc: a.createdAtUtc.toISOString(),
+    updatedAtUtc: a.updatedAtUtc.toISOString(),
+  }));
+}
+
+async function toOutput(em: EntityManager, asset: AssetRow): Promise<AssetOutput> {
+  const [out] = await toOutputs(em, [asset]);
+  return out!;
+}
+
+async function loadAsset(em: EntityManager, assetId: string, refresh = false): Promise<AssetRow> {
+  const asset = await em.findOne(TerritoryAsset, { id: assetId }, { refresh });
+  if (!asset) throw notFound('Asset');
+  return asset;
+}
+
+/**
+ * A verified resident or curator proposes an asset: it starts Suggested, with an ASSET_CURATION work item in the
+ * territory's queue for its curators, both in one transaction.
+ */
+export async function createAsset(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateAssetInput): Promise<AssetOutput> {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
+  await activeTerritory(em, territoryId);
+  await requireVerifiedResidentOrCurator(em, user, territoryId, 'register assets');
+  const asset = await em.transactional(async (tx) => {
+    const created = tx.create(TerritoryAsset, {
+      id: newId(),
+      territoryId,
+      createdByUserId: user.id,
+      type: input.type,
+      subtype: input.type === NATURAL_ASSET_TYPE ? (input.subtype ?? null) : null,
+      name: input.name,
+      description: input.description,
+      geoAnchors: input.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude })),
+      status: 'Suggested',
+      validationCount: 0,
+      curatedAtUtc: null,
+      curatedByUserId: null,
+      archivedAtUtc: null,
+    });
+    createWorkItem(tx, {
+      type: 'ASSET_CURATION',
+      subjectType: 'TerritoryAsset',
+      subjectId: created.id,
+      territoryId,
+      payload: { name: created.name, type: created.type, subtype: created.subtype ?? null, suggestedByUserId: user.id },
+      requiredCapability: 'CURATOR',
+      createdByUserId: user.id,
+    });
+    await tx.flush();
+    return created;
+  });
+  return toOutput(em, asset);
+}
+
+export async function getAsset(em: EntityManager, assetId: string): Promise<AssetOutput> {
+  return toOutput(em, await loadAsset(em, assetId));
+}
+
+async function listWhere(em: EntityManager, user: AuthUser, sessionId: string | null, filter: AssetListFilter): Promise<FilterQuery<AssetRow>> {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, filter.territoryId);
+  const exists = await em.execute('select 1 from territory where id = ?', [territoryId]);
+  if (exists.length === 0) throw notFound('Territory');
+  // `type` and `types` both name types (compared with the type only); together they are one set.
+  const types = [...new Set([...(filter.type ? [filter.type] : []), ...(filter.types ?? [])])];
+  return {
+    territoryId,
+    status: filter.status ? filter.status : { $in: DEFAULT_LISTED },
+    ...(filter.assetId ? { id: filter.assetId } : {}),
+    ...(types.length > 0 ? { type: { $in: types } } : {}),
+  };
+}
+
+const NEWEST_FIRST = { createdAtUtc: 'desc', id: 'desc' } as const;
+
+export async function listAssets(em: EntityManager, user: AuthUser, sessionId: string | null, input: AssetListFilter & { skip: number; take: number }) {
+  const where = await listWhere(em, user, sessionId, input);
+  const assets = await em.find(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset: input.skip, limit: input.take });
+  return toOutputs(em, assets);
+}
+
+export async function pageAssets(em: EntityManager, user: AuthUser, sessionId: string | null, input: AssetListFilter & { pageNumber: number; pageSize: number }) {
+  const where = await listWhere(em, user, sessionId, input);
+  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
+  const [assets, total] = await em.findAndCount(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset, limit });
+  return toPage(await toOutputs(em, assets), total, input.pageNumber, input.pageSize);
+}
+
+/**
+ * The creator or a curator of the asset's territory edits it. Subtype is tri-state (omitted keeps it while the type
+ * stays natural, null removes it, a value replaces it); a type other than natural carries no subtype: changing the
+ * type away from natural clears it, and a subtype sent with such a type is a 400.
+ */
+export async function updateAsset(em: EntityManager, user: AuthUser, input: UpdateAssetInput): Promise<AssetOutput> {
+  const asset = await loadAsset(em, input.assetId);
+  if (asset.createdByUserId !== user.id && !(await holdsCapability(em, user, asset.territoryId, ['CURATOR']))) {
+    throw forbidden('Only the creator or a curator of the territory can edit this asset.');
+  }
+  const type = input.type ?? asset.type;
+  if (typeof input.subtype === 'string' && type !== NATURAL_ASSET_TYPE) throw validationFailed('subtype', SUBTYPE_ONLY_FOR_NATURAL);
+  const subtype = type !== NATURAL_ASSET_TYPE ? null : input.subtype === undefined ? (asset.subtype ?? null) : input.subtype;
+
+  asset.type = type;
+  asset.subtype = subtype;
+  if (input.name !== undefined) asset.name = input.name;
+  if (input.description !== undefined) asset.description = input.description || null;
+  if (input.geoAnchors !== undefined) asset.geoAnchors = input.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude }));
+  await em.flush();
+  return toOutput(em, asset);
+}
+
+/**
+ * A member of the asset's territory validates it (Suggested or Active assets); once per user, so a repeat changes
+ * nothing. The first validation is audited. Answers the asset with its count and percentage.
+ */
+export async function validateAsset(em: EntityManager, user: AuthUser, assetId: string): Promise<AssetOutput> {
+  const asset = await loadAsset(em, assetId);
+  const member = await em.findOne(TerritoryMembership, { territoryId: asset.territoryId, userId: user.id });
+  if (!member) throw forbidden('Only members (visitors or residents) of this territory can validate its assets.', 'NOT_MEMBER');
+  if (!VALIDATABLE.includes(asset.status)) throw conflict(`A ${asset.status} asset cannot be validated.`, 'ASSET_NOT_VALIDATABLE');
+  await em.transactional(async (tx) => {
+    // The insert and the counter change commit together; concurrent repeats insert (and count) once.
+    const inserted = await tx.execute<{ asset_id: string }[]>(
+      `insert into asset_validation (asset_id, user_id, created_at_utc) values (?, ?, ?)
+       on conflict (asset_id, user_id) do nothing returning asset_id`,
+      [assetId, user.id, clock.now()],
+    );
+    if (inserted.length === 0) return;
+    await tx.execute('update territory_asset set validation_count = validation_count + 1 where id = ?', [assetId]);
+    tx.create(AuditEntry, { actorUserId: user.id, action: 'asset.validated', subjectType: 'TerritoryAsset', subjectId: assetId, territoryId: asset.territoryId });
+  });
+  return toOutput(em, await loadAsset(em, assetId, true));
+}
+
+async function pendingCuration(em: EntityManager, assetId: string) {
+  return em.findOne(WorkItem, { type: 'ASSET_CURATION', subjectType: 'TerritoryAsset', subjectId: assetId, status: 'PENDING' });
+}
+
+/**
+ * A curator decides on a Suggested asset: APPROVED -> Active, REJECTED -> Rejected. The decision completes the
+ * asset's pending ASSET_CURATION work item (whose handler applies it); without one (left with NOACTION) it is
+ * applied directly. Anything but Suggested is a 409.
+ */
+export async function curateAsset(em: EntityManager, user: AuthUser, assetId: string, outcome: 'APPROVED' | 'REJECTED'): Promise<AssetOutput> {
+  const asset = await loadAsset(em, assetId);
+  await requireTerritoryCapability(em, user, asset.territoryId, ['CURATOR']);
+  if (asset.status !== 'Suggested') throw assetNotSuggested();
+  const item = await pendingCuration(em, assetId);
+  if (item) {
+    await completeWorkItem(em, item, outcome, null, user.id);
+  } else {
+    await em.transactional(async (tx) => {
+      await applyAssetCuration(tx, { subjectId: assetId }, outcome, user.id);
+      await tx.flush();
+    });
+  }
+  return toOutput(em, await loadAsset(em, assetId, true));
+}
+
+/**
+ * A curator archives a Suggested or Active asset (its pending curation is cancelled). Archiving an archived asset
+ * changes nothing; a Rejected one is a 409.
+ */
+export async function archiveAsset(em: EntityManager, user: AuthUser, assetId: string): Promise<AssetOutput> {
+  const asset = await loadAsset(em, assetId);
+  await requireTerritoryCapability(em, user, asset.territoryId, ['CURATOR']);
+  if (asset.status === 'Archived') return toOutput(em, asset);
+  if (asset.status === 'Rejected') throw conflict('A Rejected asset cannot be archived.', 'ASSET_REJECTED');
+  await em.transactional(async (tx) => {
+    const now = clock.now();
+    const changed = await tx.nativeUpdate(
+      TerritoryAsset,
+      { id: assetId, status: { $in: ['Suggested', 'Active'] } },
+      { status: 'Archived', archivedAtUtc: now, updatedAtUtc: now },
+    );
+    if (changed === 0) throw conflict('The asset changed status meanwhile; try again.', 'ASSET_STATUS_CHANGED');
+    await tx.nativeUpdate(
+      WorkItem,
+      { type: 'ASSET_CURATION', subjectType: 'TerritoryAsset', subjectId: assetId, status: 'PENDING' },
+      { status: 'CANCELLED', completedAtUtc: now, completedByUserId: user.id, notes: 'Asset archived' },
+    );
+    tx.create(AuditEntry, {
+      actorUserId: user.id,
+      action: 'asset.archived',
+      subjectType: 'TerritoryAsset',
+      subjectId: assetId,
+      territoryId: asset.territoryId,
+      data: { previousStatus: asset.status },
+    });
+  });
+  return toOutput(em, await loadAsset(em, assetId, true));
+}

@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
+import type { AppConfig } from '../../config.js';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { RefreshToken } from '../../entities/auth.entity.js';
+import { User } from '../../entities/user.entity.js';
+import { clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { signAccessToken } from '../../platform/jwt.js';
+import { unauthorized } from '../../platform/problems.js';
+import type { LoginOutput } from './auth.schemas.js';
+
+type UserRow = InferEntity<typeof User>;
+
+const REFRESH_TOKEN_DAYS = 30;
+
+/** SHA-256 hex: refresh tokens and recovery codes are stored only as hashes. */
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export function toAuthUser(user: UserRow) {
+  return {
+    id: user.id,
+    displayName: user.displayName,
+    email: user.email ?? null,
+    identityVerificationStatus: user.identityVerificationStatus,
+    twoFactorEnabled: user.twoFactorEnabled,
+  };
+}
+
+/** Persists a new refresh token of the family (not flushed) and returns its clear text, shown once. */
+function addRefreshToken(em: EntityManager, userId: string, familyId: string): string {
+  const token = randomBytes(32).toString('base64url');
+  em.create(RefreshToken, {
+    userId,
+    familyId,
+    tokenHash: sha256(token),
+    expiresAtUtc: new Date(clock.now().getTime() + REFRESH_TOKEN_DAYS * 86_400_000),
+  });
+  return token;
+}
+
+async function loginResult(config: AppConfig, user: UserRow, refreshToken: string): Promise<LoginOutput> {
+  const { token, expiresInSeconds } = await signAccessToken(config.jwt, user.id);
+  return { twoFactorRequired: false, user: toAuthUser(user), token, refreshToken, expiresInSeconds };
+}
+
+/** A completed login: an access token and the first refresh token of a new family. */
+export async function issueSession(em: EntityManager, config: AppConfig, user: UserRow): Promise<LoginOutput> {
+  const refreshToken = addRefreshToken(em, user.id, newId());
+  await em.flush();
+  return loginResult(config, user, refreshToken);
+}
+
+/** Reuse of a consumed token means it leaked: every token of its family stops working. */
+async function revokeFamily(em: EntityManager, token: InferEntity<typeof RefreshToken>) {
+  await em.transactional(async (tx) => {
+    await tx.execute('update refresh_token set revoked_at_utc = ? where family_id = ? and revoked_at_utc is null', [clock.now(), token.familyId]);
+    tx.create(AuditEntry, {
+      actorUserId: null,
+      action: 'auth.refresh_token_reused',
+      subjectType: 'User',
+      subjectId: token.userId,
+      data: { familyId: token.familyId },
+    });
+  });
+}
+
+/**
+ * Rotation: the presented token is consumed (single use, atomically) and the next one of the same family is issued.
+ * A consumed or revoked token presented again revokes the whole family (401).
+ */
+export async function refreshSession(em: EntityManager, config: AppConfig, presented: string): Promise<LoginOutput> {
+  const token = await em.findOne(RefreshToken, { tokenHash: sha256(presented) });
+  if (!token) throw unauthorized('The refresh token is invalid.');
+  if (token.consumedAtUtc || token.revokedAtUtc) {
+    await revokeFamily(em, token);
+    throw unauthorized('The refresh token was already used; the session has been revoked.');
+  }
+  if (token.expiresAtUtc.getTime() <= clock.now().getTime()) throw unauthorized('The refresh token has expired.');
+  const user = await em.findOne(User, { id: token.userId, deletedAtUtc: null });
+  if (!user) throw unauthorized('The refresh token belongs to no active user.');
+
+  const next = await em.transactional(async (tx) => {
+    const consumed = await tx.execute<{ id: string }[]>(
+      'update refresh_token set consumed_at_utc = ? where id = ? and consumed_at_utc is null and revoked_at_utc is null returning id',
+      [clock.now(), token.id],
+    );
+    // Lost a race with another use of the same token: that is a reuse too.
+    if (consumed.length === 0) return null;
+    const fresh = addRefreshToken(tx, user.id, token.familyId);
+    await tx.flush();
+    return fresh;
+  });
+  if (!next) {
+    await revokeFamily(em, token);
+    throw unauthorized('The refresh token was already used; the session has been revoked.');
+  }
+  return loginResult(config, user, next);
+}

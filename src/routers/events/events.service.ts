@@ -1,0 +1,259 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
+import type { MembershipRole } from '../../entities/membership.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { createSystemPost } from '../feed/feed.service.js';
+import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
+import { activeTerritory } from '../memberships/memberships.service.js';
+import { enqueueNotification } from '../notifications/outbox.js';
+import type { SqlQuery } from '../territories/territories.queries.js';
+import { resolveTerritoryId } from '../territories/territories.service.js';
+import {
+  eventByIdQuery,
+  type EventRow,
+  nearbyEventsCountQuery,
+  nearbyEventsQuery,
+  type NearbyEventsParams,
+  territoryEventsCountQuery,
+  territoryEventsQuery,
+} from './events.queries.js';
+import type { CreateEventInput, EventListFilter, EventOutput, NearbyEventOutput } from './events.schemas.js';
+
+const run = <T>(em: EntityManager, query: SqlQuery) => em.getConnection().execute<T[]>(query.sql, query.params);
+
+/** How far back a start may lie: events may be recorded (or adjusted) up to one year after they began. */
+const MAX_PAST_START_MS = 365 * 24 * 3600 * 1000;
+
+function toOutput(r: EventRow, mediaUrls: string[]): EventOutput {
+  return {
+    id: r.id,
+    territoryId: r.territory_id,
+    title: r.title,
+    description: r.description,
+    startsAtUtc: r.starts_at_utc,
+    endsAtUtc: r.ends_at_utc,
+    latitude: r.latitude,
+    longitude: r.longitude,
+    locationLabel: r.location_label,
+    coverMediaId: r.cover_media_id,
+    additionalMediaIds: r.additional_media_ids ?? [],
+    mediaUrls,
+    status: r.status as EventStatus,
+    createdByUserId: r.created_by_user_id,
+    createdByMembership: r.created_by_membership as MembershipRole,
+    interestedCount: r.interested_count,
+    confirmedCount: r.confirmed_count,
+    myParticipation: (r.my_participation as ParticipationStatus | null) ?? null,
+    postId: r.post_id,
+    createdAtUtc: r.created_at_utc,
+  };
+}
+
+/** Rows to outputs, with the media URLs of all of them read in one query. */
+async function withMedia<R extends EventRow>(em: EntityManager, rows: R[]): Promise<Array<{ row: R; event: EventOutput }>> {
+  const urls = rows.length > 0 ? await mediaUrlsOf(em, 'EVENT', rows.map((r) => r.id)) : new Map<string, string[]>();
+  return rows.map((row) => ({ row, event: toOutput(row, urls.get(row.id) ?? []) }));
+}
+
+async function loadEvent(em: EntityManager, id: string, viewerId: string): Promise<EventOutput> {
+  const [row] = await run<EventRow>(em, eventByIdQuery(id, viewerId));
+  if (!row) throw notFound('Event');
+  const [out] = await withMedia(em, [row]);
+  return out!.event;
+}
+
+async function membershipRole(em: EntityManager, territoryId: string, userId: string): Promise<MembershipRole | null> {
+  const [row] = await em
+    .getConnection()
+    .execute<{ role: MembershipRole }[]>('select role from territory_membership where territory_id = ? and user_id = ?', [territoryId, userId]);
+  return row?.role ?? null;
+}
+
+async function residentIds(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
+  const rows = await em
+    .getConnection()
+    .execute<{ user_id: string }[]>("select user_id from territory_membership where territory_id = ? and role = 'RESIDENT' and user_id <> ?", [
+      territoryId,
+      exceptUserId,
+    ]);
+  return rows.map((r) => r.user_id);
+}
+
+function checkDates(startsAt: Date, endsAt: Date | null | undefined) {
+  if (startsAt.getTime() < clock.now().getTime() - MAX_PAST_START_MS) {
+    throw validationFailed('startsAtUtc', 'must be in the future or at most one year in the past');
+  }
+  if (endsAt && endsAt.getTime() <= startsAt.getTime()) throw validationFailed('endsAtUtc', 'must be after startsAtUtc');
+}
+
+/**
+ * A member (VISITOR or RESIDENT) of the territory creates a SCHEDULED event. In one transaction: the event with
+ * the creator's role, its media (cover first), an EVENT feed post referencing it, and an EVENT_CREATED notification
+ * to the territory's residents.
+ */
+export async function createEvent(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateEventInput): Promise<EventOutput> {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
+  await activeTerritory(em, territoryId);
+  const role = await membershipRole(em, territoryId, user.id);
+  if (!role) throw forbidden('Only members (visitors or residents) of this territory can create events.', 'NOT_MEMBER');
+  checkDates(input.startsAtUtc, input.endsAtUtc);
+
+  const eventId = await em.transactional(async (tx) => {
+    const hasMedia = Boolean(input.coverMediaId) || input.additionalMediaIds.length > 0;
+    const media = hasMedia
+      ? await assertAttachable(tx, {
+          userId: user.id,
+          territoryId,
+          target: 'events',
+          mediaIds: input.additionalMediaIds,
+          coverMediaId: input.coverMediaId ?? null,
+        })
+      : [];
+    const event = tx.create(Event, {
+      id: newId(),
+      territoryId,
+      title: input.title,
+      description: input.description,
+      startsAtUtc: input.startsAtUtc,
+      endsAtUtc: input.endsAtUtc ?? null,
+      latitude: input.latitude,
+      longitude: input.longitude,
+      locationLabel: input.locationLabel,
+      coverMediaId: input.coverMediaId ?? null,
+      additionalMediaIds: input.additionalMediaIds,
+      status: 'SCHEDULED',
+      createdByUserId: user.id,
+      createdByMembership: role,
+      postId: null,
+      cancelledAtUtc: null,
+    });
+    await tx.flush();
+    if (media.length > 0) attachMedia(tx, { ownerType: 'EVENT', ownerId: event.id, mediaIds: media.map((m) => m.id) });
+    const post = await createSystemPost(tx, {
+      territoryId,
+      authorUserId: user.id,
+      title: input.title,
+      content: input.description ?? input.title,
+      type: 'EVENT',
+      visibility: 'PUBLIC',
+      status: 'PUBLISHED',
+      eventId: event.id,
+    });
+    event.postId = post.id;
+    enqueueNotification(tx, {
+      type: 'EVENT_CREATED',
+      recipientUserIds: await residentIds(tx, territoryId, user.id),
+      title: `New event: ${input.title}`,
+      body: input.locationLabel ? `${input.startsAtUtc.toISOString()} at ${input.locationLabel}` : input.startsAtUtc.toISOString(),
+      data: { territoryId, eventId: event.id, postId: post.id },
+      sourceKey: `event:${event.id}:created`,
+    });
+    await tx.flush();
+    return event.id;
+  });
+  return loadEvent(em, eventId, user.id);
+}
+
+export async function getEvent(em: EntityManager, user: AuthUser, eventId: string): Promise<EventOutput> {
+  return loadEvent(em, eventId, user.id);
+}
+
+/** The territory a listing reads: explicit or the session's; it must exist (events of any territory are public). */
+async function listedTerritory(em: EntityManager, user: AuthUser, sessionId: string | null, filter: EventListFilter) {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, filter.territoryId);
+  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
+  if (exists.length === 0) throw notFound('Territory');
+  if (filter.startDate && filter.endDate && filter.endDate < filter.startDate) throw validationFailed('endDate', 'must not be before startDate');
+  return { territoryId, startDate: filter.startDate, endDate: filter.endDate };
+}
+
+export async function listEvents(
+  em: EntityManager,
+  user: AuthUser,
+  sessionId: string | null,
+  input: EventListFilter & { skip: number; take: number },
+): Promise<EventOutput[]> {
+  const filter = await listedTerritory(em, user, sessionId, input);
+  const rows = await run<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: clock.now(), offset: input.skip, limit: input.take }));
+  return (await withMedia(em, rows)).map((x) => x.event);
+}
+
+export async function pageEvents(
+  em: EntityManager,
+  user: AuthUser,
+  sessionId: string | null,
+  input: EventListFilter & { pageNumber: number; pageSize: number },
+) {
+  const filter = await listedTerritory(em, user, sessionId, input);
+  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
+  const [rows, count] = await Promise.all([
+    run<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: clock.now(), offset, limit })),
+    run<{ total: number }>(em, territoryEventsCountQuery(filter)),
+  ]);
+  const items = (await withMedia(em, rows)).map((x) => x.event);
+  return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+}
+
+type NearbyRow = EventRow & { distance_km: number };
+const roundKm = (km: number) => Math.round(km * 1000) / 1000;
+
+async function nearbyRows(em: EntityManager, user: AuthUser, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
+  const rows = await run<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId: user.id, offset, limit }));
+  return (await withMedia(em, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
+}
+
+/** SCHEDULED events not over yet, of ACTIVE territories, within `radiusKm`; nearest first. */
+export async function nearbyEvents(em: EntityManager, user: AuthUser, input: { lat: number; lng: number; radiusKm: number; limit: number }) {
+  return nearbyRows(em, user, { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: clock.now() }, 0, input.limit);
+}
+
+export async function pageNearbyEvents(
+  em: EntityManager,
+  user: AuthUser,
+  input: { lat: number; lng: number; radiusKm: number; pageNumber: number; pageSize: number },
+) {
+  const point = { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: clock.now() };
+  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
+  const [items, count] = await Promise.all([nearbyRows(em, user, point, offset, limit), run<{ total: number }>(em, nearbyEventsCountQuery(point))]);
+  return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+}
+
+/**
+ * Sets the caller's participation (INTEREST or CONFIRMED) on an event; repeated calls upsert the one row. Any
+ * signed-in user may take part (events are public); a cancelled event takes no new participation (409).
+ */
+export async function participate(em: EntityManager, user: AuthUser, eventId: string, status: ParticipationStatus): Promise<EventOutput> {
+  const event = await em.findOne(Event, { id: eventId });
+  if (!event) throw notFound('Event');
+  if (event.status === 'CANCELLED') throw conflict('The event is cancelled.', 'EVENT_CANCELLED');
+  const now = clock.now();
+  // One statement, so concurrent calls of the same user cannot collide on the primary key.
+  await em.getConnection().execute(
+    `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc) values (?, ?, ?, ?, ?)
+     on conflict (event_id, user_id) do update set status = excluded.status, updated_at_utc = excluded.updated_at_utc`,
+    [eventId, user.id, status, now, now],
+  );
+  return loadEvent(em, eventId, user.id);
+}
+
+/**
+ * Only the creator cancels; no notification is sent. Cancelling a cancelled event is a no-op answering the event
+ * (idempotent, so a retried request is harmless).
+ */
+export async function cancelEvent(em: EntityManager, user: AuthUser, eventId: string): Promise<EventOutput> {
+  await em.transactional(async (tx) => {
+    const event = await tx.findOne(Event, { id: eventId });
+    if (!event) throw notFound('Event');
+    if (event.createdByUserId !== user.id) throw forbidden('Only the creator of the event can cancel it.', 'NOT_EVENT_CREATOR');
+    if (event.status === 'CANCELLED') return;
+    event.status = 'CANCELLED';
+    event.cancelledAtUtc = clock.now();
+    tx.create(AuditEntry, { actorUserId: user.id, action: 'event.cancelled', subjectType: 'Event', subjectId: event.id, territoryId: event.territoryId });
+  });
+  return loadEvent(em, eventId, user.id);
+}

@@ -1,0 +1,181 @@
+/**
+ * SQL of the feed hot read paths, with explicit columns and `?` placeholders (`em.execute(sql, params)`; the
+ * `pg` driver takes the same text through territories.queries.ts `toNumberedParams`). Array parameters are passed
+ * as PostgreSQL array literals (`pgArrayLiteral`) so the text works with both. Every list filters and orders on
+ * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`): keep the two in step, the status
+ * literal 'PUBLISHED' included, so the partial index applies.
+ */
+import type { SqlQuery } from '../territories/territories.queries.js';
+
+export type { SqlQuery };
+
+/** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
+export interface FeedRow {
+  id: string;
+  territory_id: string;
+  title: string;
+  content: string;
+  type: string;
+  visibility: string;
+  status: string;
+  tags: string[];
+  map_entity_id: string | null;
+  asset_ids: string[];
+  like_count: number;
+  comment_count: number;
+  share_count: number;
+  liked_by_me: boolean;
+  event_id: string | null;
+  event_title: string | null;
+  event_starts_at_utc: string | null;
+  event_status: string | null;
+  author_user_id: string;
+  author_display_name: string;
+  created_at_utc: string;
+  updated_at_utc: string;
+}
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** `{"a","b c"}`: a text/uuid array parameter that needs no driver-specific array handling. */
+export function pgArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+// The viewer is the first parameter (likedByMe).
+const SELECT = `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
+    p.asset_ids, p.like_count, p.comment_count, p.share_count,
+    exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?::uuid) as liked_by_me,
+    p.event_id, e.title as event_title, ${iso('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
+    p.author_user_id, u.display_name as author_display_name,
+    ${iso('p.created_at_utc')} as created_at_utc, ${iso('p.updated_at_utc')} as updated_at_utc
+  from post p
+  join app_user u on u.id = p.author_user_id
+  left join event e on e.id = p.event_id`;
+
+const NEWEST_FIRST = 'order by p.created_at_utc desc, p.id desc';
+
+/** Who reads, and what they may see of the territory. */
+export interface FeedViewer {
+  userId: string;
+  /** RESIDENT, a capability holder of the territory or a system admin: RESIDENTS_ONLY posts are visible too. */
+  seesResidentsOnly: boolean;
+  /** Authors whose posts are hidden from the viewer (the users they blocked). */
+  blockedUserIds: readonly string[];
+}
+
+export interface FeedFilter {
+  territoryId: string;
+  /** Only posts sharing at least one of these tags (the viewer's interests); null: no tag filter. */
+  anyTags: readonly string[] | null;
+  mapEntityId: string | null;
+  assetId: string | null;
+}
+
+/** The visibility layers (rule 4) plus the optional filters, on the rows of `post_feed_idx`. */
+function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
+  const parts = [`p.territory_id = ?::uuid`, `p.status = 'PUBLISHED'`];
+  const params: unknown[] = [filter.territoryId];
+  if (!viewer.seesResidentsOnly) {
+    // An author keeps seeing their own RESIDENTS_ONLY posts after moving out.
+    parts.push(`(p.visibility = 'PUBLIC' or p.author_user_id = ?::uuid)`);
+    params.push(viewer.userId);
+  }
+  if (viewer.blockedUserIds.length > 0) {
+    parts.push(`not (p.author_user_id = any(?::uuid[]))`);
+    params.push(pgArrayLiteral(viewer.blockedUserIds));
+  }
+  if (filter.anyTags) {
+    parts.push(`p.tags && ?::text[]`);
+    params.push(pgArrayLiteral(filter.anyTags));
+  }
+  if (filter.mapEntityId) {
+    parts.push(`p.map_entity_id = ?::uuid`);
+    params.push(filter.mapEntityId);
+  }
+  if (filter.assetId) {
+    parts.push(`p.asset_ids @> ?::text[]`);
+    params.push(pgArrayLiteral([filter.assetId]));
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+/** A page of a territory's feed, newest first. */
+export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }): SqlQuery {
+  const where = feedWhere(viewer, filter);
+  return {
+    sql: `${SELECT} where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
+    params: [viewer.userId, ...where.params, page.offset, page.limit],
+  };
+}
+
+/** How many posts `feedPageQuery` pages through (the `/paged` envelope's totalCount). */
+export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
+  const where = feedWhere(viewer, filter);
+  return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
+}
+
+function myWhere(userId: string, territoryId: string | null): SqlQuery {
+  const parts = [`p.author_user_id = ?::uuid`, `p.status = 'PUBLISHED'`];
+  const params: unknown[] = [userId];
+  if (territoryId) {
+    parts.push(`p.territory_id = ?::uuid`);
+    params.push(territoryId);
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+/** The caller's own published posts (every territory, or one), newest first, through `post_author_idx`. */
+export function myPostsQuery(userId: string, territoryId: string | null, page: { offset: number; limit: number }): SqlQuery {
+  const where = myWhere(userId, territoryId);
+  return {
+    sql: `${SELECT} where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
+    params: [userId, ...where.params, page.offset, page.limit],
+  };
+}
+
+export function myPostsCountQuery(userId: string, territoryId: string | null): SqlQuery {
+  const where = myWhere(userId, territoryId);
+  return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
+}
+
+/** One post with everything a feed item shows, whatever its status (the service applies the visibility rules). */
+export function postByIdQuery(viewerId: string, postId: string): SqlQuery {
+  return { sql: `${SELECT} where p.id = ?::uuid`, params: [viewerId, postId] };
+}
+
+export interface CommentRow {
+  id: string;
+  post_id: string;
+  content: string;
+  author_user_id: string;
+  author_display_name: string;
+  created_at_utc: string;
+}
+
+function commentsWhere(postId: string, blockedUserIds: readonly string[]): SqlQuery {
+  const parts = [`c.post_id = ?::uuid`];
+  const params: unknown[] = [postId];
+  if (blockedUserIds.length > 0) {
+    parts.push(`not (c.author_user_id = any(?::uuid[]))`);
+    params.push(pgArrayLiteral(blockedUserIds));
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+/** A post's comments, oldest first (`post_comment_post_idx`); comments by users the reader blocked are left out. */
+export function commentsPageQuery(postId: string, blockedUserIds: readonly string[], page: { offset: number; limit: number }): SqlQuery {
+  const where = commentsWhere(postId, blockedUserIds);
+  return {
+    sql: `select c.id, c.post_id, c.content, c.author_user_id, u.display_name as author_display_name,
+        ${iso('c.created_at_utc')} as created_at_utc
+      from post_comment c join app_user u on u.id = c.author_user_id
+      where ${where.sql} order by c.created_at_utc, c.id offset ?::int limit ?::int`,
+    params: [...where.params, page.offset, page.limit],
+  };
+}
+
+export function commentsCountQuery(postId: string, blockedUserIds: readonly string[]): SqlQuery {
+  const where = commentsWhere(postId, blockedUserIds);
+  return { sql: `select count(*)::int as total from post_comment c where ${where.sql}`, params: where.params };
+}

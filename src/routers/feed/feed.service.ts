@@ -1,0 +1,480 @@
+import { type EntityManager, ForeignKeyConstraintViolationException } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
+import { hasFlag } from '../../entities/territory.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { newId } from '../../platform/ids.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { hasPermission } from '../../trpc/procedures.js';
+import { blockedUserIdsOf } from '../blocks/blocks.service.js';
+import { assertAttachable, attachMedia, deleteMediaOf, mediaUrlsOf } from '../media/media.service.js';
+import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
+import { enqueueNotification } from '../notifications/outbox.js';
+import { resolveTerritoryId } from '../territories/territories.service.js';
+import {
+  type CommentRow,
+  commentsCountQuery,
+  commentsPageQuery,
+  type FeedFilter,
+  type FeedRow,
+  type FeedViewer,
+  feedCountQuery,
+  feedPageQuery,
+  myPostsCountQuery,
+  myPostsQuery,
+  postByIdQuery,
+  type SqlQuery,
+} from './feed.queries.js';
+import type {
+  CommentOutput,
+  CreatePostInput,
+  FeedFilterInput,
+  FeedItemOutput,
+  PostCountsOutput,
+  ShareOutput,
+  UpdatePostInput,
+} from './feed.schemas.js';
+
+const run = <T>(em: EntityManager, query: SqlQuery) => em.execute<T[]>(query.sql, query.params);
+
+const postNotFound = () => notFound('Post');
+
+// ---- Access ----
+
+interface TerritoryAccess {
+  territoryId: string;
+  name: string;
+  enabledFlags: string[];
+  role: 'VISITOR' | 'RESIDENT' | null;
+  capabilities: string[];
+}
+
+/** The ACTIVE territory and the caller's membership of it (none for a non-member); 404 for anything else. */
+async function territoryAccess(em: EntityManager, userId: string, territoryId: string): Promise<TerritoryAccess> {
+  const [row] = await em.execute<{ id: string; name: string; status: string; enabled_flags: string[]; role: string | null; capabilities: string[] | null }[]>(
+    `select t.id, t.name, t.status, t.enabled_flags, m.role, m.capabilities
+       from territory t left join territory_membership m on m.territory_id = t.id and m.user_id = ?
+      where t.id = ?`,
+    [userId, territoryId],
+  );
+  if (!row || row.status !== 'ACTIVE') throw notFound('Territory');
+  return {
+    territoryId: row.id,
+    name: row.name,
+    enabledFlags: row.enabled_flags,
+    role: row.role === 'RESIDENT' || row.role === 'VISITOR' ? row.role : null,
+    capabilities: row.capabilities ?? [],
+  };
+}
+
+/**
+ * Rule 4: everyone sees PUBLIC posts; residents also RESIDENTS_ONLY ones. Curators and moderators of the
+ * territory and system admins see what residents see (they moderate it).
+ */
+const seesResidentsOnly = (user: AuthUser, access: TerritoryAccess) =>
+  access.role === 'RESIDENT' || access.capabilities.length > 0 || hasPermission(user, 'SYSTEM_ADMIN');
+
+const isCurator = (user: AuthUser, access: TerritoryAccess) => access.capabilities.includes('CURATOR') || hasPermission(user, 'SYSTEM_ADMIN');
+
+interface PostFacts {
+  id: string;
+  territory_id: string;
+  author_user_id: string;
+  status: string;
+  visibility: string;
+}
+
+/** Whether the caller may see the post: published, by someone they did not block, and in a visible layer. */
+async function canSee(em: EntityManager, user: AuthUser, post: PostFacts): Promise<boolean> {
+  if (post.status !== 'PUBLISHED') return false;
+  if ((await blockedUserIdsOf(em, user.id)).includes(post.author_user_id)) return false;
+  if (post.visibility === 'PUBLIC' || post.author_user_id === user.id) return true;
+  const [row] = await em.execute<{ role: string; capabilities: string[] }[]>(
+    'select role, capabilities from territory_membership where territory_id = ? and user_id = ?',
+    [post.territory_id, user.id],
+  );
+  return row?.role === 'RESIDENT' || (row?.capabilities.length ?? 0) > 0 || hasPermission(user, 'SYSTEM_ADMIN');
+}
+
+/** The post when the caller may see it; a post they cannot see is indistinguishable from a missing one (404). */
+async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false): Promise<PostFacts> {
+  const [post] = await em.execute<PostFacts[]>(
+    `select id, territory_id, author_user_id, status, visibility from post where id = ?${lock ? ' for update' : ''}`,
+    [postId],
+  );
+  if (!post || !(await canSee(em, user, post))) throw postNotFound();
+  return post;
+}
+
+// ---- Output ----
+
+async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutput[]> {
+  const media = rows.length > 0 ? await mediaUrlsOf(em, 'POST', rows.map((r) => r.id)) : new Map<string, string[]>();
+  return rows.map((r) => ({
+    id: r.id,
+    territoryId: r.territory_id,
+    title: r.title,
+    content: r.content,
+    type: r.type as PostType,
+    visibility: r.visibility as PostVisibility,
+    status: r.status as PostStatus,
+    tags: r.tags,
+    mapEntityId: r.map_entity_id,
+    assetIds: r.asset_ids,
+    likeCount: r.like_count,
+    commentCount: r.comment_count,
+    shareCount: r.share_count,
+    likedByMe: r.liked_by_me,
+    mediaUrls: media.get(r.id) ?? [],
+    event:
+      r.event_id && r.event_title !== null && r.event_starts_at_utc !== null
+        ? { id: r.event_id, title: r.event_title, startsAtUtc: r.event_starts_at_utc, status: r.event_status ?? '' }
+        : null,
+    author: { id: r.author_user_id, displayName: r.author_display_name },
+    createdAtUtc: r.created_at_utc,
+    updatedAtUtc: r.updated_at_utc,
+  }));
+}
+
+async function itemById(em: EntityManager, viewerId: string, postId: string): Promise<FeedItemOutput> {
+  const rows = await run<FeedRow>(em, postByIdQuery(viewerId, postId));
+  const [item] = await toItems(em, rows);
+  if (!item) throw postNotFound();
+  return item;
+}
+
+// ---- Reading ----
+
+/** The caller's interest tags; null when they have none (the interest filter then does not narrow the feed). */
+async function interestTags(em: EntityManager, userId: string): Promise<string[] | null> {
+  const rows = await em.execute<{ tag: string }[]>('select tag from user_interest where user_id = ?', [userId]);
+  return rows.length > 0 ? rows.map((r) => r.tag) : null;
+}
+
+async function feedQueryParts(em: EntityManager, user: AuthUser, sessionId: string | null, input: Omit<FeedFilterInput, 'skip' | 'take'>) {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
+  const access = await territoryAccess(em, user.id, territoryId);
+  const viewer: FeedViewer = {
+    userId: user.id,
+    seesResidentsOnly: seesResidentsOnly(user, access),
+    blockedUserIds: await blockedUserIdsOf(em, user.id),
+  };
+  const filter: FeedFilter = {
+    territoryId,
+    anyTags: input.filterByInterests ? await interestTags(em, user.id) : null,
+    mapEntityId: input.mapEntityId ?? null,
+    assetId: input.assetId ?? null,
+  };
+  return { viewer, filter };
+}
+
+/** A territory's feed (territoryId, else the session's territory), newest first, through the visibility layers. */
+export async function listFeed(em: EntityManager, user: AuthUser, sessionId: string | null, input: FeedFilterInput) {
+  const { viewer, filter } = await feedQueryParts(em, user, sessionId, input);
+  return toItems(em, await run<FeedRow>(em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
+}
+
+export async function pageFeed(
+  em: EntityManager,
+  user: AuthUser,
+  sessionId: string | null,
+  input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number },
+) {
+  const { viewer, filter } = await feedQueryParts(em, user, sessionId, input);
+  const [rows, count] = await Promise.all([
+    run<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
+    run<{ total: number }>(em, feedCountQuery(viewer, filter)),
+  ]);
+  return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+}
+
+/** The caller's own published posts, newest first: every territory, or the given one. */
+export async function listMine(em: EntityManager, userId: string, input: { territoryId?: string | undefined; skip: number; take: number }) {
+  return toItems(em, await run<FeedRow>(em, myPostsQuery(userId, input.territoryId ?? null, { offset: input.skip, limit: input.take })));
+}
+
+export async function pageMine(em: EntityManager, userId: string, input: { territoryId?: string | undefined; pageNumber: number; pageSize: number }) {
+  const territoryId = input.territoryId ?? null;
+  const [rows, count] = await Promise.all([
+    run<FeedRow>(em, myPostsQuery(userId, territoryId, pageOffset(input.pageNumber, input.pageSize))),
+    run<{ total: number }>(em, myPostsCountQuery(userId, territoryId)),
+  ]);
+  return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+}
+
+export async function getPost(em: EntityManager, user: AuthUser, postId: string) {
+  await visiblePost(em, user, postId);
+  return itemById(em, user.id, postId);
+}
+
+// ---- Writing ----
+
+/** Residents of the territory other than the author: who hears about a new post. */
+async function residentsToNotify(em: EntityManager, territoryId: string, authorUserId: string): Promise<string[]> {
+  const rows = await em.execute<{ user_id: string }[]>(
+    `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
+      where m.territory_id = ? and m.role = 'RESIDENT' and m.user_id <> ? and u.deleted_at_utc is null`,
+    [territoryId, authorUserId],
+  );
+  return rows.map((r) => r.user_id);
+}
+
+/**
+ * A validated resident (RESIDENT of the territory) posts. Clients create POST and ALERT posts (ALERT needs the
+ * territory's ALERTPOSTS flag); EVENT posts come only from creating an event. The active moderation rules and the
+ * media rules apply; the post, its media and the POST_CREATED outbox row for the residents commit together.
+ */
+export async function createPost(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreatePostInput): Promise<FeedItemOutput> {
+  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
+  const access = await territoryAccess(em, user.id, territoryId);
+  if (access.role !== 'RESIDENT') throw forbidden('Only a RESIDENT of this territory can post in its feed.', 'NOT_RESIDENT');
+  if (input.type === 'EVENT') throw validationFailed('type', 'EVENT posts are created by creating an event (POST /api/v1/events)');
+  if (input.type === 'ALERT' && !hasFlag(access, 'ALERTPOSTS')) {
+    throw badRequest('Alert posts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERT_POSTS_DISABLED');
+  }
+  await enforceModerationRules(em, territoryId, { title: input.title, content: input.content, type: input.type });
+
+  const postId = await em.transactional(async (tx) => {
+    if (input.mediaIds.length > 0) {
+      await assertAttachable(tx, { userId: user.id, territoryId, target: 'posts', mediaIds: input.mediaIds });
+    }
+    const post = tx.create(Post, {
+      territoryId,
+      authorUserId: user.id,
+      title: input.title,
+      content: input.content,
+      type: input.type,
+      visibility: input.visibility,
+      status: 'PUBLISHED',
+      tags: input.tags,
+      mapEntityId: input.mapEntityId ?? null,
+      assetIds: input.assetIds,
+      eventId: null,
+      alertId: null,
+    });
+    if (input.mediaIds.length > 0) await attachMedia(tx, { ownerType: 'POST', ownerId: post.id, mediaIds: input.mediaIds });
+    enqueueNotification(tx, {
+      type: 'POST_CREATED',
+      recipientUserIds: await residentsToNotify(tx, territoryId, user.id),
+      title: `New post in ${access.name}`,
+      body: `${user.displayName}: ${input.title}`,
+      data: { territoryId, postId: post.id, authorUserId: user.id },
+      sourceKey: `post:${post.id}:created`,
+    });
+    await tx.flush();
+    return post.id;
+  });
+  return itemById(em, user.id, postId);
+}
+
+/** The author edits title, content, visibility or tags; the moderation rules apply to the new text. */
+export async function updatePost(em: EntityManager, user: AuthUser, input: UpdatePostInput): Promise<FeedItemOutput> {
+  await em.transactional(async (tx) => {
+    const facts = await visiblePost(tx, user, input.id, true);
+    if (facts.author_user_id !== user.id) throw forbidden('Only the author can edit this post.', 'NOT_AUTHOR');
+    const post = await tx.findOneOrFail(Post, { id: input.id });
+    const title = input.title ?? post.title;
+    const content = input.content ?? post.content;
+    if (input.title !== undefined || input.content !== undefined) {
+      await enforceModerationRules(tx, post.territoryId, { title, content, type: post.type });
+    }
+    post.title = title;
+    post.content = content;
+    if (input.visibility) post.visibility = input.visibility;
+    if (input.tags) post.tags = input.tags;
+    await tx.flush();
+  });
+  return itemById(em, user.id, input.id);
+}
+
+/**
+ * The author, or a curator of the post's territory (or a system admin), deletes a post; its likes, comments and
+ * shares go with it (foreign keys) and its media through the media service. Audited.
+ */
+export async function deletePost(em: EntityManager, user: AuthUser, postId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const [post] = await tx.execute<PostFacts[]>(
+      'select id, territory_id, author_user_id, status, visibility from post where id = ? for update',
+      [postId],
+    );
+    if (!post) throw postNotFound();
+    const [membership] = await tx.execute<{ capabilities: string[] }[]>(
+      'select capabilities from territory_membership where territory_id = ? and user_id = ?',
+      [post.territory_id, user.id],
+    );
+    const curator = (membership?.capabilities ?? []).includes('CURATOR') || hasPermission(user, 'SYSTEM_ADMIN');
+    const author = post.author_user_id === user.id;
+    if (!curator) {
+      if (!(await canSee(tx, user, post))) throw postNotFound();
+      if (!author) throw forbidden('Only the author or a curator of the territory can delete this post.', 'NOT_AUTHOR');
+    }
+    await deleteMediaOf(tx, 'POST', postId);
+    await tx.execute('delete from post where id = ?', [postId]);
+    tx.create(AuditEntry, {
+      actorUserId: user.id,
+      action: 'post.deleted',
+      subjectType: 'Post',
+      subjectId: postId,
+      territoryId: post.territory_id,
+      data: { authorUserId: post.author_user_id, byCurator: !author },
+    });
+    await tx.flush();
+  });
+}
+
+/** Runs an interaction; a post deleted in between (foreign key violation) is a 404 like any missing post. */
+async function onExistingPost<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ForeignKeyConstraintViolationException) throw postNotFound();
+    throw error;
+  }
+}
+
+async function countsOf(em: EntityManager, userId: string, postId: string): Promise<PostCountsOutput> {
+  const [row] = await em.execute<{ like_count: number; comment_count: number; share_count: number; liked_by_me: boolean }[]>(
+    `select p.like_count, p.comment_count, p.share_count,
+            exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?) as liked_by_me
+       from post p where p.id = ?`,
+    [userId, postId],
+  );
+  if (!row) throw postNotFound();
+  return { postId, likeCount: row.like_count, commentCount: row.comment_count, shareCount: row.share_count, likedByMe: row.liked_by_me };
+}
+
+/** Idempotent: a second like changes nothing. The count moves in the same transaction as the like row. */
+export async function likePost(em: EntityManager, user: AuthUser, postId: string): Promise<PostCountsOutput> {
+  return onExistingPost(() =>
+    em.transactional(async (tx) => {
+      await visiblePost(tx, user, postId);
+      const inserted = await tx.execute<{ post_id: string }[]>(
+        'insert into post_like (post_id, user_id, created_at_utc) values (?, ?, now()) on conflict do nothing returning post_id',
+        [postId, user.id],
+      );
+      if (inserted.length > 0) await tx.execute('update post set like_count = like_count + 1 where id = ?', [postId]);
+      return countsOf(tx, user.id, postId);
+    }),
+  );
+}
+
+/** Idempotent unlike (204 whether or not a like existed). */
+export async function unlikePost(em: EntityManager, user: AuthUser, postId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    await visiblePost(tx, user, postId);
+    const deleted = await tx.execute<{ post_id: string }[]>('delete from post_like where post_id = ? and user_id = ? returning post_id', [
+      postId,
+      user.id,
+    ]);
+    if (deleted.length > 0) await tx.execute('update post set like_count = greatest(like_count - 1, 0) where id = ?', [postId]);
+  });
+}
+
+export async function addComment(em: EntityManager, user: AuthUser, postId: string, content: string): Promise<CommentOutput> {
+  return onExistingPost(() =>
+    em.transactional(async (tx) => {
+      await visiblePost(tx, user, postId);
+      const comment = tx.create(PostComment, { postId, authorUserId: user.id, content });
+      await tx.flush();
+      await tx.execute('update post set comment_count = comment_count + 1 where id = ?', [postId]);
+      return {
+        id: comment.id,
+        postId,
+        content,
+        author: { id: user.id, displayName: user.displayName },
+        createdAtUtc: comment.createdAtUtc.toISOString(),
+      };
+    }),
+  );
+}
+
+/** A visible post's comments, oldest first; comments by users the caller blocked are hidden. */
+export async function pageComments(em: EntityManager, user: AuthUser, postId: string, pageNumber: number, pageSize: number) {
+  await visiblePost(em, user, postId);
+  const blocked = await blockedUserIdsOf(em, user.id);
+  const [rows, count] = await Promise.all([
+    run<CommentRow>(em, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
+    run<{ total: number }>(em, commentsCountQuery(postId, blocked)),
+  ]);
+  const items: CommentOutput[] = rows.map((r) => ({
+    id: r.id,
+    postId: r.post_id,
+    content: r.content,
+    author: { id: r.author_user_id, displayName: r.author_display_name },
+    createdAtUtc: r.created_at_utc,
+  }));
+  return toPage(items, count[0]?.total ?? 0, pageNumber, pageSize);
+}
+
+/**
+ * One share per user and post: the first share is created (`created: true`, 201), sharing again answers the
+ * existing share (200) without counting twice.
+ */
+export async function sharePost(em: EntityManager, user: AuthUser, postId: string): Promise<{ created: boolean; share: ShareOutput }> {
+  return onExistingPost(() =>
+    em.transactional(async (tx) => {
+      await visiblePost(tx, user, postId);
+      const inserted = await tx.execute<{ id: string }[]>(
+        `insert into post_share (id, created_at_utc, post_id, user_id) values (?, now(), ?, ?)
+         on conflict (post_id, user_id) do nothing returning id`,
+        [newId(), postId, user.id],
+      );
+      if (inserted.length > 0) await tx.execute('update post set share_count = share_count + 1 where id = ?', [postId]);
+      const [row] = await tx.execute<{ id: string; created_at_utc: Date; share_count: number }[]>(
+        `select s.id, s.created_at_utc, p.share_count from post_share s join post p on p.id = s.post_id
+          where s.post_id = ? and s.user_id = ?`,
+        [postId, user.id],
+      );
+      if (!row) throw postNotFound();
+      return {
+        created: inserted.length > 0,
+        share: { id: row.id, postId, userId: user.id, createdAtUtc: new Date(row.created_at_utc).toISOString(), shareCount: row.share_count },
+      };
+    }),
+  );
+}
+
+// ---- Contract for events and alerts ----
+
+export interface SystemPostInput {
+  territoryId: string;
+  authorUserId: string;
+  title: string;
+  content: string;
+  type: 'EVENT' | 'ALERT';
+  visibility: PostVisibility;
+  status: 'PUBLISHED' | 'PENDING';
+  eventId?: string | null;
+  alertId?: string | null;
+}
+
+/**
+ * The post an event or an alert brings with it, written inside the caller's transaction (flushed with the
+ * caller's pending changes). No moderation rules, media or notification here: the caller owns those for its
+ * content (events notify EVENT_CREATED, alerts ALERT_VALIDATED).
+ */
+export async function createSystemPost(em: EntityManager, input: SystemPostInput): Promise<{ id: string }> {
+  const post = em.create(Post, {
+    territoryId: input.territoryId,
+    authorUserId: input.authorUserId,
+    title: input.title.slice(0, 200),
+    content: input.content,
+    type: input.type,
+    visibility: input.visibility,
+    status: input.status,
+    tags: [],
+    mapEntityId: null,
+    assetIds: [],
+    eventId: input.eventId ?? null,
+    alertId: input.alertId ?? null,
+  });
+  await em.flush();
+  return { id: post.id };
+}
+
+/** Publishes or rejects a system post (alert validation); 404 when the post does not exist. */
+export async function setPostStatus(em: EntityManager, postId: string, status: 'PUBLISHED' | 'REJECTED'): Promise<void> {
+  const updated = await em.execute<{ id: string }[]>('update post set status = ?, updated_at_utc = now() where id = ? returning id', [status, postId]);
+  if (updated.length === 0) throw postNotFound();
+}

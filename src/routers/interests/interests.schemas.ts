@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const MAX_INTERESTS_PER_USER = 10;
+
+// Letters of any script (with combining marks), decimal digits, spaces and hyphens.
+const TAG = /^[\p{L}\p{M}\p{Nd} -]+$/u;
+
+/** An interest tag as stored: NFC, trimmed, lower-cased, 1..50 characters. */
+export const zInterestTag = z
+  .string()
+  .transform((v) => v.normalize('NFC').trim().toLowerCase())
+  .pipe(
+    z
+      .string()
+      .min(1, { error: 'must not be empty', abort: true })
+      .max(50)
+      .regex(TAG, 'may contain only letters, digits, spaces and hyphens'),
+  );
+
+export const interestsOutput = z.array(z.string()).meta({ id: 'InterestList', description: 'My interest tags, lower-case, oldest first' });
+
+export const addInput = z.object({ interestTag: zInterestTag });
+export const removeInput = z.object({ tag: zInterestTag });

@@ -1,0 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UserInterest } from '../../entities/preferences.entity.js';
+import { badRequest } from '../../platform/problems.js';
+import { MAX_INTERESTS_PER_USER } from './interests.schemas.js';
+
+/** The user's tags, oldest first. */
+export async function listInterests(em: EntityManager, userId: string): Promise<string[]> {
+  const rows = await em.find(UserInterest, { userId }, { orderBy: { createdAtUtc: 'asc', id: 'asc' }, fields: ['tag'] });
+  return rows.map((row) => row.tag);
+}
+
+/**
+ * Adds a normalized tag unless the user already has it. The 11th distinct tag is a 400. Additions by one user
+ * are serialized by a transaction-scoped advisory lock, so concurrent requests cannot pass the limit together.
+ */
+export async function addInterest(em: EntityManager, userId: string, tag: string) {
+  const added = await em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`user-interests:${userId}`]);
+    const existing = await tx.execute<{ tag: string }[]>('select tag from user_interest where user_id = ?', [userId]);
+    if (existing.some((row) => row.tag === tag)) return false;
+    if (existing.length >= MAX_INTERESTS_PER_USER) {
+      const message = `at most ${MAX_INTERESTS_PER_USER} interests per user`;
+      throw badRequest(`interestTag: ${message}.`, 'INTEREST_LIMIT_REACHED', [{ field: 'interestTag', message }]);
+    }
+    tx.create(UserInterest, { userId, tag });
+    await tx.flush();
+    return true;
+  });
+  return { added, interests: await listInterests(em, userId) };
+}
+
+/** Removes the tag; absent is fine (idempotent). */
+export async function removeInterest(em: EntityManager, userId: string, tag: string) {
+  await em.nativeDelete(UserInterest, { userId, tag });
+}

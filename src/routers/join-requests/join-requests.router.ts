@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { router } from '../../trpc/init.js';
+import { authedProcedure } from '../../trpc/procedures.js';
+import {
+  createJoinRequestInput,
+  incomingInput,
+  incomingPagedInput,
+  joinRequestIdInput,
+  joinRequestOutput,
+  joinRequestPage,
+} from './join-requests.schemas.js';
+import * as joinRequests from './join-requests.service.js';
+
+const TAGS = ['Join requests'];
+
+export const joinRequestsRouter = router({
+  create: authedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/territories/{territoryId}/join-requests', tags: TAGS, summary: 'Ask named residents or curators to make me RESIDENT' },
+      successStatus: 201,
+    })
+    .input(createJoinRequestInput)
+    .output(joinRequestOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { created, joinRequest } = await joinRequests.createJoinRequest(ctx.em, ctx.user, input);
+      if (created) ctx.resp.headers.Location = `/api/v1/join-requests/${joinRequest.id}`;
+      else ctx.resp.status = 200;
+      return joinRequest;
+    }),
+
+  incoming: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/incoming', tags: TAGS, summary: 'Join requests addressed to me or to my territories as curator' } })
+    .input(incomingInput)
+    .output(z.array(joinRequestOutput))
+    .query(({ ctx, input }) => joinRequests.listIncoming(ctx.em, ctx.user.id, input)),
+
+  incomingPaged: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/incoming/paged', tags: TAGS, summary: 'Incoming join requests (paged)' } })
+    .input(incomingPagedInput)
+    .output(joinRequestPage)
+    .query(({ ctx, input }) => joinRequests.pageIncoming(ctx.em, ctx.user.id, input)),
+
+  approve: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/approve', tags: TAGS, summary: 'Approve: the requester becomes RESIDENT' } })
+    .input(joinRequestIdInput)
+    .output(joinRequestOutput)
+    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx.em, ctx.user, input.id, 'APPROVED')),
+
+  reject: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/reject', tags: TAGS, summary: 'Reject a join request' } })
+    .input(joinRequestIdInput)
+    .output(joinRequestOutput)
+    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx.em, ctx.user, input.id, 'REJECTED')),
+
+  cancel: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/cancel', tags: TAGS, summary: 'Cancel my pending join request' } })
+    .input(joinRequestIdInput)
+    .output(joinRequestOutput)
+    .mutation(({ ctx, input }) => joinRequests.cancelJoinRequest(ctx.em, ctx.user, input.id)),
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { JOIN_REQUEST_STATUSES } from '../../entities/join-request.entity.js';
+import { zId } from '../../platform/ids.js';
+import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
+import { joinMessage, recipientUserIds } from '../memberships/memberships.schemas.js';
+
+export const joinRequestOutput = z
+  .object({
+    id: z.uuid(),
+    territoryId: z.uuid(),
+    requesterUserId: z.uuid(),
+    recipientUserIds: z.array(z.uuid()),
+    message: z.string().nullable(),
+    status: z.enum(JOIN_REQUEST_STATUSES),
+    createdAtUtc: z.iso.datetime(),
+    decidedAtUtc: z.iso.datetime().nullable(),
+    decidedByUserId: z.uuid().nullable(),
+  })
+  .meta({ id: 'JoinRequest' });
+export type JoinRequestOutput = z.infer<typeof joinRequestOutput>;
+
+export const joinRequestPage = pagedOutput(joinRequestOutput).meta({ id: 'JoinRequestPage' });
+
+export const createJoinRequestInput = z.object({
+  territoryId: zId,
+  recipientUserIds: recipientUserIds.min(1, 'at least one recipient'),
+  message: joinMessage,
+});
+
+const statusFilter = { status: z.enum(JOIN_REQUEST_STATUSES).optional() };
+export const incomingInput = z.object({ ...statusFilter, ...skipTakeInput() });
+export const incomingPagedInput = z.object({ ...statusFilter, ...pageInput });
+
+export const joinRequestIdInput = z.object({ id: zId });

@@ -1,0 +1,284 @@
+import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { JoinRequest, JoinRequestRecipient, type JoinRequestStatus } from '../../entities/join-request.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { conflict, forbidden, notFound, tooManyRequests } from '../../platform/problems.js';
+import { activeTerritory } from '../memberships/memberships.service.js';
+import { enqueueNotification } from '../notifications/outbox.js';
+import { readConfigNumber } from '../system-config/system-config.service.js';
+import type { JoinRequestOutput } from './join-requests.schemas.js';
+import { canDecide, resolveRecipients } from './recipients.js';
+
+type JoinRequestRow = InferEntity<typeof JoinRequest>;
+type JoinRequestFields = Pick<
+  JoinRequestRow,
+  'id' | 'territoryId' | 'requesterUserId' | 'message' | 'status' | 'createdAtUtc' | 'decidedAtUtc' | 'decidedByUserId'
+>;
+
+export const TRANSFER_HINT = 'Use POST /api/v1/memberships/transfer-residency to transfer your residency.';
+
+function toOutput(r: JoinRequestFields, recipientUserIds: string[]): JoinRequestOutput {
+  return {
+    id: r.id,
+    territoryId: r.territoryId,
+    requesterUserId: r.requesterUserId,
+    recipientUserIds,
+    message: r.message ?? null,
+    status: r.status,
+    createdAtUtc: r.createdAtUtc.toISOString(),
+    decidedAtUtc: r.decidedAtUtc ? r.decidedAtUtc.toISOString() : null,
+    decidedByUserId: r.decidedByUserId ?? null,
+  };
+}
+
+async function recipientsOf(em: EntityManager, joinRequestIds: string[]): Promise<Map<string, string[]>> {
+  const byRequest = new Map<string, string[]>(joinRequestIds.map((id) => [id, []]));
+  if (joinRequestIds.length === 0) return byRequest;
+  const rows = await em.execute<{ join_request_id: string; recipient_user_id: string }[]>(
+    'select join_request_id, recipient_user_id from join_request_recipient where join_request_id = any(array[?]::uuid[]) order by recipient_user_id',
+    [joinRequestIds],
+  );
+  for (const row of rows) byRequest.get(row.join_request_id)?.push(row.recipient_user_id);
+  return byRequest;
+}
+
+async function withRecipients(em: EntityManager, r: JoinRequestRow) {
+  return toOutput(r, (await recipientsOf(em, [r.id])).get(r.id) ?? []);
+}
+
+/** Transaction-scoped advisory lock on a text key: serializes the callers that share it, released at commit. */
+const lockKey = (em: EntityManager, key: string) => em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+
+/** Serializes every change of a user's residency (approvals, transfers): at most one RESIDENT membership. */
+export const lockResidency = (em: EntityManager, userId: string) => lockKey(em, `residency:${userId}`);
+
+async function residentTerritoryIds(em: EntityManager, userId: string): Promise<string[]> {
+  const rows = await em.execute<{ territory_id: string }[]>(
+    "select territory_id from territory_membership where user_id = ? and role = 'RESIDENT'",
+    [userId],
+  );
+  return rows.map((r) => r.territory_id);
+}
+
+export interface CreateJoinRequest {
+  territoryId: string;
+  recipientUserIds?: string[] | null;
+  message?: string | null;
+  /** Made by transfer-residency: the requester may be RESIDENT elsewhere; approval moves the residency. */
+  transfer?: boolean;
+}
+
+/**
+ * Creates a PENDING join request, or returns the caller's pending one for the territory (`created: false`).
+ * Creations (cancelled ones included) are limited per user and territory within a window, counted in the
+ * database under a per-(user, territory) advisory lock so concurrent calls cannot overshoot the limit.
+ */
+export async function createJoinRequest(em: EntityManager, user: AuthUser, input: CreateJoinRequest) {
+  return em.transactional(async (tx) => {
+    await activeTerritory(tx, input.territoryId);
+    const residentIn = await residentTerritoryIds(tx, user.id);
+    if (residentIn.includes(input.territoryId)) throw conflict('You are already RESIDENT of this territory.', 'ALREADY_RESIDENT');
+    if (input.transfer && residentIn.length === 0) {
+      throw conflict('You hold no RESIDENT membership to transfer; use become-resident instead.', 'NOT_RESIDENT');
+    }
+    if (!input.transfer && residentIn.length > 0) {
+      throw conflict(`You are already RESIDENT of another territory and must transfer your residency. ${TRANSFER_HINT}`, 'RESIDENT_ELSEWHERE');
+    }
+
+    await lockKey(tx, `join-request:${user.id}:${input.territoryId}`);
+    const pending = await tx.findOne(JoinRequest, { territoryId: input.territoryId, requesterUserId: user.id, status: 'PENDING' });
+    if (pending) {
+      // Asking to transfer while a plain request is pending turns it into a transfer request.
+      if (input.transfer && !pending.isTransfer) pending.isTransfer = true;
+      await tx.flush();
+      return { created: false, joinRequest: await withRecipients(tx, pending) };
+    }
+
+    const windowHours = await readConfigNumber(tx, 'JoinRequests:WindowHours', 24);
+    const maxCreations = await readConfigNumber(tx, 'JoinRequests:MaxCreationsPerWindow', 3);
+    const since = new Date(clock.now().getTime() - windowHours * 3600_000);
+    const [counted] = await tx.execute<{ n: number }[]>(
+      'select count(*)::int as n from join_request where requester_user_id = ? and territory_id = ? and created_at_utc > ?',
+      [user.id, input.territoryId, since],
+    );
+    if ((counted?.n ?? 0) >= maxCreations) throw tooManyRequests();
+
+    const recipients = await resolveRecipients(tx, input.territoryId, user.id, input.recipientUserIds ?? []);
+    const request = tx.create(JoinRequest, {
+      id: newId(),
+      territoryId: input.territoryId,
+      requesterUserId: user.id,
+      message: input.message ?? null,
+      status: 'PENDING',
+      isTransfer: input.transfer ?? false,
+    });
+    for (const recipientUserId of recipients) tx.create(JoinRequestRecipient, { joinRequestId: request.id, recipientUserId });
+    if (recipients.length > 0) {
+      enqueueNotification(tx, {
+        type: 'JOIN_REQUEST_RECEIVED',
+        recipientUserIds: recipients,
+        title: input.transfer ? 'New residency transfer request' : 'New join request',
+        body: `${user.displayName} asks to become a resident of your territory.`,
+        data: { territoryId: input.territoryId, joinRequestId: request.id, requesterUserId: user.id },
+        sourceKey: `join-request:${request.id}:received`,
+      });
+    }
+    await tx.flush();
+    return { created: true, joinRequest: toOutput(request, recipients) };
+  });
+}
+
+/**
+ * Makes the requester RESIDENT with ResidencyVerification NONE. A requester who became RESIDENT elsewhere after
+ * asking keeps that residency and the approval is refused (409): only a transfer request moves a residency, and
+ * then the old membership becomes a VISITOR without its verifications (they vouched for the old address).
+ */
+async function makeResident(em: EntityManager, request: JoinRequestRow) {
+  await lockResidency(em, request.requesterUserId);
+  const elsewhere = (await residentTerritoryIds(em, request.requesterUserId)).filter((id) => id !== request.territoryId);
+  if (elsewhere.length > 0) {
+    if (!request.isTransfer) {
+      throw conflict('The requester is already RESIDENT of another territory and must transfer their residency.', 'RESIDENT_ELSEWHERE');
+    }
+    const demoted = await em.execute<{ id: string }[]>(
+      `update territory_membership set role = 'VISITOR', geo_verified_at_utc = null, document_verified_at_utc = null
+        where user_id = ? and role = 'RESIDENT' and territory_id <> ? returning id`,
+      [request.requesterUserId, request.territoryId],
+    );
+    // Their pending document checks are moot now (membership rows locked first, then work items, as elsewhere).
+    await em.execute(
+      `update work_item set status = 'CANCELLED', completed_at_utc = ?, notes = 'The member transferred their residency.'
+        where type = 'RESIDENCY_VERIFICATION' and status = 'PENDING' and subject_id = any(array[?]::uuid[])`,
+      [clock.now(), demoted.map((m) => m.id)],
+    );
+  }
+  await em.execute(
+    `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities)
+     values (?, ?, ?, ?, 'RESIDENT', '{}')
+     on conflict (territory_id, user_id) do update set
+       role = 'RESIDENT',
+       geo_verified_at_utc = case when territory_membership.role = 'RESIDENT' then territory_membership.geo_verified_at_utc end,
+       document_verified_at_utc = case when territory_membership.role = 'RESIDENT' then territory_membership.document_verified_at_utc end`,
+    [newId(), clock.now(), request.territoryId, request.requesterUserId],
+  );
+  return elsewhere;
+}
+
+type Decision = Extract<JoinRequestStatus, 'APPROVED' | 'REJECTED'>;
+
+/**
+ * Approve or reject, by a recipient, a curator of the territory or a system admin (never the requester).
+ * The row is locked, so of two concurrent different decisions exactly one wins and the other gets 409;
+ * repeating the decision already taken answers the request as it is.
+ */
+export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: string, decision: Decision) {
+  return em.transactional(async (tx) => {
+    const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!request) throw notFound('Join request');
+    if (request.requesterUserId === user.id) throw forbidden('You cannot decide your own join request.');
+    if (!(await canDecide(tx, user, request))) throw forbidden('Only a recipient or a curator of the territory can decide this join request.');
+    if (request.status === decision) return withRecipients(tx, request);
+    if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
+
+    const demotedIn = decision === 'APPROVED' ? await makeResident(tx, request) : [];
+    request.status = decision;
+    request.decidedAtUtc = clock.now();
+    request.decidedByUserId = user.id;
+    tx.create(AuditEntry, {
+      actorUserId: user.id,
+      action: decision === 'APPROVED' ? 'join-request.approved' : 'join-request.rejected',
+      subjectType: 'JoinRequest',
+      subjectId: request.id,
+      territoryId: request.territoryId,
+      data: { requesterUserId: request.requesterUserId, transfer: request.isTransfer, demotedInTerritoryIds: demotedIn },
+    });
+    enqueueNotification(tx, {
+      type: 'JOIN_REQUEST_DECIDED',
+      recipientUserIds: [request.requesterUserId],
+      title: decision === 'APPROVED' ? 'Join request approved' : 'Join request rejected',
+      body: decision === 'APPROVED' ? 'You are now a resident of the territory.' : 'Your request to become a resident was rejected.',
+      data: { territoryId: request.territoryId, joinRequestId: request.id, status: decision },
+      sourceKey: `join-request:${request.id}:decided`,
+    });
+    await tx.flush();
+    return withRecipients(tx, request);
+  });
+}
+
+/** The creator withdraws a PENDING request; cancelling again is idempotent, a decided request is 409. */
+export async function cancelJoinRequest(em: EntityManager, user: AuthUser, id: string) {
+  return em.transactional(async (tx) => {
+    const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!request) throw notFound('Join request');
+    if (request.requesterUserId !== user.id) throw forbidden('Only the creator can cancel this join request.');
+    if (request.status === 'CANCELLED') return withRecipients(tx, request);
+    if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
+    request.status = 'CANCELLED';
+    request.decidedAtUtc = clock.now();
+    request.decidedByUserId = user.id;
+    await tx.flush();
+    return withRecipients(tx, request);
+  });
+}
+
+/**
+ * Requests addressed to the caller, or in a territory where the caller is CURATOR (the requester's own excluded),
+ * newest first.
+ */
+const INCOMING_WHERE = `
+  (exists (select 1 from join_request_recipient r where r.join_request_id = jr.id and r.recipient_user_id = ?)
+   or jr.territory_id in (select m.territory_id from territory_membership m where m.user_id = ? and 'CURATOR' = any(m.capabilities)))
+  and jr.requester_user_id <> ?
+  and (?::text is null or jr.status = ?)`;
+
+interface IncomingRow {
+  id: string;
+  territory_id: string;
+  requester_user_id: string;
+  message: string | null;
+  status: JoinRequestStatus;
+  created_at_utc: Date;
+  decided_at_utc: Date | null;
+  decided_by_user_id: string | null;
+}
+
+async function incomingRows(em: EntityManager, userId: string, status: JoinRequestStatus | undefined, offset: number, limit: number) {
+  const params = [userId, userId, userId, status ?? null, status ?? null];
+  const rows = await em.execute<IncomingRow[]>(
+    `select jr.id, jr.territory_id, jr.requester_user_id, jr.message, jr.status, jr.created_at_utc, jr.decided_at_utc, jr.decided_by_user_id
+       from join_request jr where ${INCOMING_WHERE}
+      order by jr.created_at_utc desc, jr.id desc offset ? limit ?`,
+    [...params, offset, limit],
+  );
+  const recipients = await recipientsOf(em, rows.map((r) => r.id));
+  const items = rows.map((r) =>
+    toOutput(
+      {
+        id: r.id,
+        territoryId: r.territory_id,
+        requesterUserId: r.requester_user_id,
+        message: r.message,
+        status: r.status,
+        createdAtUtc: new Date(r.created_at_utc),
+        decidedAtUtc: r.decided_at_utc ? new Date(r.decided_at_utc) : null,
+        decidedByUserId: r.decided_by_user_id,
+      },
+      recipients.get(r.id) ?? [],
+    ),
+  );
+  return { items, params };
+}
+
+export async function listIncoming(em: EntityManager, userId: string, input: { status?: JoinRequestStatus; skip: number; take: number }) {
+  return (await incomingRows(em, userId, input.status, input.skip, input.take)).items;
+}
+
+export async function pageIncoming(em: EntityManager, userId: string, input: { status?: JoinRequestStatus; pageNumber: number; pageSize: number }) {
+  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
+  const { items, params } = await incomingRows(em, userId, input.status, offset, limit);
+  const [total] = await em.execute<{ n: number }[]>(`select count(*)::int as n from join_request jr where ${INCOMING_WHERE}`, params);
+  return toPage(items, total?.n ?? 0, input.pageNumber, input.pageSize);
+}

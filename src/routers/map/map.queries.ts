@@ -1,0 +1,257 @@
+/**
+ * SQL of the map read paths (entity list, pins), explicit columns and `?` placeholders as
+ * `em.getConnection().execute(sql, params)` takes them; a benchmark baseline can run the same text through
+ * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_listed_idx (entities,
+ * and the posts and media reached through them), event (territory_id, starts_at_utc), alert_validated_territory_idx,
+ * territory_asset_active_idx. The status literals are written out so those partial indexes apply.
+ */
+import type { SqlQuery } from '../territories/territories.queries.js';
+import type { PinType } from './map.schemas.js';
+
+/** Who is reading: residents also see RESIDENTS_ONLY content; nothing by a user they blocked is shown. */
+export interface MapViewer {
+  territoryId: string;
+  residentsOnlyVisible: boolean;
+  blockedUserIds: string[];
+}
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A PostgreSQL array literal of validated UUIDs (they come from the database), passed as one parameter. */
+const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+
+/** Conditions joined with `and`, each with its parameters, in text order. */
+class Where {
+  private readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+  add(sql: string, ...params: unknown[]) {
+    this.parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+  notBlocked(column: string, viewer: MapViewer) {
+    if (viewer.blockedUserIds.length > 0) this.add(`${column} <> all(?::uuid[])`, uuidArray(viewer.blockedUserIds));
+    return this;
+  }
+  get sql() {
+    return this.parts.join(' and ');
+  }
+}
+
+/** An entity the viewer may see: listed status, visibility by role (blocks are the caller's to add). */
+function visibleEntity(where: Where, alias: string, viewer: MapViewer) {
+  where.add(`${alias}.territory_id = ?::uuid`, viewer.territoryId).add(`${alias}.status in ('SUGGESTED', 'VALIDATED')`);
+  if (!viewer.residentsOnlyVisible) where.add(`${alias}.visibility = 'PUBLIC'`);
+  return where;
+}
+
+// ---- Entities ----
+
+export interface MapEntityRow {
+  id: string;
+  territory_id: string;
+  name: string;
+  category: string;
+  latitude: number;
+  longitude: number;
+  visibility: string;
+  status: string;
+  confirmation_count: number;
+  created_by_user_id: string;
+  created_at_utc: string;
+}
+
+const ENTITY_COLUMNS = `e.id, e.territory_id, e.name, e.category, e.latitude, e.longitude, e.visibility, e.status,
+  e.confirmation_count, e.created_by_user_id, ${iso('e.created_at_utc')} as created_at_utc`;
+
+function entityWhere(viewer: MapViewer) {
+  return visibleEntity(new Where(), 'e', viewer).notBlocked('e.created_by_user_id', viewer);
+}
+
+/** The entities the viewer may see, newest first. */
+export function entityListQuery(viewer: MapViewer, offset: number, limit: number): SqlQuery {
+  const where = entityWhere(viewer);
+  return {
+    sql: `select ${ENTITY_COLUMNS} from map_entity e where ${where.sql} order by e.created_at_utc desc, e.id desc offset ?::int limit ?::int`,
+    params: [...where.params, offset, limit],
+  };
+}
+
+export function entityCountQuery(viewer: MapViewer): SqlQuery {
+  const where = entityWhere(viewer);
+  return { sql: `select count(*)::int as total from map_entity e where ${where.sql}`, params: where.params };
+}
+
+/** One entity, any status. */
+export function entityByIdQuery(id: string): SqlQuery {
+  return { sql: `select ${ENTITY_COLUMNS} from map_entity e where e.id = ?::uuid`, params: [id] };
+}
+
+// ---- Pins ----
+
+export interface PinFilter {
+  types: readonly PinType[];
+  assetId?: string | undefined;
+  /** Lower-case; match the asset's type or subtype. */
+  assetTypes?: string[] | undefined;
+  /** Lower-case; match the asset's subtype. */
+  assetSubtypes?: string[] | undefined;
+}
+
+export interface PinRow {
+  type: PinType;
+  id: string;
+  latitude: number;
+  longitude: number;
+  title: string;
+  asset_type: string | null;
+  asset_subtype: string | null;
+}
+
+/**
+ * One kind of pin: the select list (type, rank, id, latitude, longitude, title, asset_type, asset_subtype, sort_at,
+ * ord), its from/where, and the order matching its index.
+ */
+interface Branch {
+  select: string;
+  from: string;
+  where: Where;
+  order: string;
+}
+
+const RANK: Record<PinType, number> = { entity: 1, post: 2, event: 3, asset: 4, alert: 5, media: 6 };
+
+/** Columns of a non-asset pin. */
+const pin = (type: PinType, id: string, lat: string, lng: string, title: string, sortAt: string) =>
+  `'${type}'::text as type, ${RANK[type]} as rank, ${id} as id, ${lat} as latitude, ${lng} as longitude, ${title} as title,
+   null::text as asset_type, null::text as asset_subtype, ${sortAt} as sort_at, 0::bigint as ord`;
+
+/** Published posts linked to an entity the viewer may see, placed at the entity. */
+function entityPosts(viewer: MapViewer) {
+  const where = visibleEntity(new Where(), 'e', viewer)
+    .add(`p.status = 'PUBLISHED'`)
+    .add('p.territory_id = e.territory_id');
+  if (!viewer.residentsOnlyVisible) where.add(`p.visibility = 'PUBLIC'`);
+  where.notBlocked('p.author_user_id', viewer);
+  return { from: 'map_entity e join post p on p.map_entity_id = e.id', where };
+}
+
+/** Scheduled events of the territory (events are public to every signed-in user). */
+function scheduledEvents(viewer: MapViewer) {
+  const where = new Where()
+    .add('ev.territory_id = ?::uuid', viewer.territoryId)
+    .add(`ev.status = 'SCHEDULED'`)
+    .notBlocked('ev.created_by_user_id', viewer);
+  return { from: 'event ev', where };
+}
+
+const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter) => Branch> = {
+  entity: (viewer) => ({
+    select: pin('entity', 'e.id', 'e.latitude', 'e.longitude', 'e.name', 'e.created_at_utc'),
+    from: 'map_entity e',
+    where: entityWhere(viewer),
+    order: 'e.created_at_utc desc, e.id desc',
+  }),
+  post: (viewer) => {
+    const posts = entityPosts(viewer);
+    return {
+      select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'),
+      ...posts,
+      order: 'p.created_at_utc desc, p.id desc',
+    };
+  },
+  event: (viewer) => ({
+    select: pin('event', 'ev.id', 'ev.latitude', 'ev.longitude', 'ev.title', 'ev.starts_at_utc'),
+    ...scheduledEvents(viewer),
+    order: 'ev.starts_at_utc desc, ev.id desc',
+  }),
+  // One pin per geo anchor, in the order the anchors were given.
+  asset: (viewer, filter) => {
+    const where = new Where().add('a.territory_id = ?::uuid', viewer.territoryId).add(`a.status = 'Active'`);
+    if (filter.assetId) where.add('a.id = ?::uuid', filter.assetId);
+    if (filter.assetTypes) {
+      const types = `{${filter.assetTypes.map(textArrayItem).join(',')}}`;
+      where.add('(a.type = any(?::text[]) or a.subtype = any(?::text[]))', types, types);
+    }
+    if (filter.assetSubtypes) where.add('a.subtype = any(?::text[])', `{${filter.assetSubtypes.map(textArrayItem).join(',')}}`);
+    where.notBlocked('a.created_by_user_id', viewer);
+    return {
+      select: `'asset'::text as type, ${RANK.asset} as rank, a.id, (g.anchor->>'latitude')::float8 as latitude,
+        (g.anchor->>'longitude')::float8 as longitude, a.name as title, a.type as asset_type, a.subtype as asset_subtype,
+        a.created_at_utc as sort_at, g.ord`,
+      from: 'territory_asset a cross join lateral jsonb_array_elements(a.geo_anchors) with ordinality as g(anchor, ord)',
+      where,
+      order: 'a.created_at_utc desc, a.id desc, g.ord',
+    };
+  },
+  // Alerts without coordinates have no place on the map.
+  alert: (viewer) => ({
+    select: pin('alert', 'al.id', 'al.latitude', 'al.longitude', 'al.title', 'al.created_at_utc'),
+    from: 'alert al',
+    where: new Where()
+      .add('al.territory_id = ?::uuid', viewer.territoryId)
+      .add(`al.status = 'VALIDATED'`)
+      .add('al.latitude is not null and al.longitude is not null')
+      .notBlocked('al.reported_by_user_id', viewer),
+    order: 'al.created_at_utc desc, al.id desc',
+  }),
+  // Media has no coordinates of its own: it is pinned where its post (through the post's entity) or event is.
+  media: (viewer) => {
+    const posts = entityPosts(viewer);
+    const events = scheduledEvents(viewer);
+    const owners = `(select 'POST'::text as owner_type, p.id as owner_id, e.latitude, e.longitude, p.title from ${posts.from} where ${posts.where.sql}
+      union all
+      select 'EVENT'::text, ev.id, ev.latitude, ev.longitude, ev.title from ${events.from} where ${events.where.sql}) o`;
+    const where = new Where().add('m.deleted_at_utc is null');
+    // The owners' parameters come first in the text.
+    where.params.unshift(...posts.where.params, ...events.where.params);
+    return {
+      select: pin('media', 'm.id', 'o.latitude', 'o.longitude', 'coalesce(m.title, o.title)', 'm.created_at_utc'),
+      from: `${owners} join media_attachment ma on ma.owner_type = o.owner_type and ma.owner_id = o.owner_id
+        join media_asset m on m.id = ma.media_asset_id`,
+      where,
+      order: 'm.created_at_utc desc, m.id desc',
+    };
+  },
+};
+
+/** Quotes one element of a text[] literal (filters are sanitized, but commas, quotes and braces must stay data). */
+function textArrayItem(value: string) {
+  return `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter));
+const PIN_ORDER = Object.keys(RANK) as PinType[];
+
+/**
+ * The pins the viewer may see, grouped by type in the spec's order, newest first within a type (events by start).
+ * One UNION ALL query; each branch reads at most `offset + limit` rows in its index order, so a page never sorts a
+ * whole territory.
+ */
+export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, limit: number): SqlQuery | null {
+  const branches = branchesOf(viewer, filter);
+  if (branches.length === 0) return null;
+  const params: unknown[] = [];
+  const parts = branches.map((b) => {
+    params.push(...b.where.params, offset + limit);
+    return `(select ${b.select} from ${b.from} where ${b.where.sql} order by ${b.order} limit ?::int)`;
+  });
+  params.push(offset, limit);
+  return {
+    sql: `select u.type, u.id, u.latitude, u.longitude, u.title, u.asset_type, u.asset_subtype
+      from (${parts.join('\n union all ')}) u
+      order by u.rank, u.sort_at desc, u.id desc, u.ord
+      offset ?::int limit ?::int`,
+    params,
+  };
+}
+
+/** How many pins `pinsQuery` pages through. */
+export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
+  const branches = branchesOf(viewer, filter);
+  if (branches.length === 0) return null;
+  return {
+    sql: `select (${branches.map((b) => `(select count(*) from ${b.from} where ${b.where.sql})`).join(' + ')})::int as total`,
+    params: branches.flatMap((b) => b.where.params),
+  };
+}

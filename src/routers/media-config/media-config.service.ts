@@ -1,0 +1,134 @@
+import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { MEDIA_SECTIONS, TerritoryMediaConfig, type MediaSection, type MediaSectionOverrides } from '../../entities/media.entity.js';
+import type { AuthUser } from '../../http/auth.js';
+import { badRequest, notFound, type FieldError } from '../../platform/problems.js';
+import {
+  BOOLEAN_FIELDS,
+  GLOBAL_MEDIA_CONFIG,
+  LIST_FIELDS,
+  NUMBER_FIELDS,
+  type MediaConfigField,
+  type MediaSectionConfig,
+} from './media-config.defaults.js';
+import type { MediaConfigOutput, MediaConfigSectionInput, UpdateMediaConfigInput } from './media-config.schemas.js';
+
+export type EffectiveMediaConfig = Record<MediaSection, MediaSectionConfig>;
+
+type ConfigRow = Pick<InferEntity<typeof TerritoryMediaConfig>, MediaSection | 'updatedAtUtc'>;
+
+/**
+ * One section's effective values. A stored value never loosens the global one, even if the global limits were
+ * lowered after it was saved: booleans AND, numbers take the minimum, lists intersect.
+ */
+function effectiveSection(section: MediaSection, overrides: MediaSectionOverrides | undefined): MediaSectionConfig {
+  const global = GLOBAL_MEDIA_CONFIG[section];
+  const out: MediaSectionConfig = { ...global };
+  for (const field of BOOLEAN_FIELDS) {
+    const value = overrides?.[field];
+    if (typeof value === 'boolean') out[field] = global[field] && value;
+  }
+  for (const field of NUMBER_FIELDS) {
+    const value = overrides?.[field];
+    if (typeof value === 'number') out[field] = Math.min(global[field], value);
+  }
+  for (const field of LIST_FIELDS) {
+    const value = overrides?.[field];
+    if (Array.isArray(value)) out[field] = global[field].filter((mime) => value.includes(mime));
+  }
+  return out;
+}
+
+function effective(row: ConfigRow | null): EffectiveMediaConfig {
+  return Object.fromEntries(MEDIA_SECTIONS.map((s) => [s, effectiveSection(s, row?.[s])])) as EffectiveMediaConfig;
+}
+
+/** The effective media configuration of a territory (no access check: attachment rules read it). */
+export async function effectiveMediaConfig(em: EntityManager, territoryId: string): Promise<EffectiveMediaConfig> {
+  return effective(await em.findOne(TerritoryMediaConfig, { territoryId }));
+}
+
+function toOutput(territoryId: string, row: ConfigRow | null): MediaConfigOutput {
+  return { territoryId, ...effective(row), updatedAtUtc: row ? row.updatedAtUtc.toISOString() : null };
+}
+
+async function requireTerritory(em: EntityManager, territoryId: string) {
+  const rows = await em.execute('select 1 from territory where id = ?', [territoryId]);
+  if (rows.length === 0) throw notFound('Territory');
+}
+
+/** Any authenticated user reads a territory's effective configuration (clients check files before uploading). */
+export async function getMediaConfig(em: EntityManager, territoryId: string): Promise<MediaConfigOutput> {
+  await requireTerritory(em, territoryId);
+  return toOutput(territoryId, await em.findOne(TerritoryMediaConfig, { territoryId }));
+}
+
+/** A value above the global one (a number, enabling what is globally off, a MIME type outside the global list). */
+function aboveGlobal(section: MediaSection, field: MediaConfigField, value: boolean | number | string[]): string | null {
+  const global = GLOBAL_MEDIA_CONFIG[section][field];
+  if (typeof value === 'boolean') return value && global === false ? 'cannot be enabled: the global configuration disables it' : null;
+  if (typeof value === 'number') return value > (global as number) ? `must not exceed the global limit of ${global as number}` : null;
+  const outside = value.filter((mime) => !(global as string[]).includes(mime));
+  if (outside.length === 0) return null;
+  const allowed = (global as string[]).length ? (global as string[]).join(', ') : 'none';
+  return `${outside.join(', ')} not allowed by the global configuration (allowed: ${allowed})`;
+}
+
+/** The section's stored overrides after a PUT: values set, `null` removed, absent fields kept. */
+function mergeSection(stored: MediaSectionOverrides, input: MediaConfigSectionInput): MediaSectionOverrides {
+  const next: MediaSectionOverrides = { ...stored };
+  for (const [field, value] of Object.entries(input) as [MediaConfigField, boolean | number | string[] | null | undefined][]) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = Array.isArray(value) ? [...new Set(value)] : value;
+  }
+  return next;
+}
+
+/**
+ * A curator (or SYSTEM_ADMIN) tightens the territory's limits; the procedure (`territoryProcedure('CURATOR')`) has
+ * checked the territory and the capability. Partial: only the sections and fields sent change. Anything above the
+ * global limits is a 400 naming each field, and nothing is written. Audited with before/after.
+ */
+export async function updateMediaConfig(em: EntityManager, user: AuthUser, input: UpdateMediaConfigInput): Promise<MediaConfigOutput> {
+  const { territoryId } = input;
+
+  const errors: FieldError[] = [];
+  for (const section of MEDIA_SECTIONS) {
+    for (const [field, value] of Object.entries(input[section] ?? {}) as [MediaConfigField, boolean | number | string[] | null | undefined][]) {
+      if (value === undefined || value === null) continue;
+      const message = aboveGlobal(section, field, value);
+      if (message) errors.push({ field: `${section}.${field}`, message });
+    }
+  }
+  if (errors.length > 0) {
+    throw badRequest('Territorial media limits may not exceed the global limits.', 'VALIDATION_FAILED', errors);
+  }
+
+  const row = await em.transactional(async (tx) => {
+    // Create-if-missing then lock: concurrent partial PUTs of different fields both apply.
+    await tx.execute(
+      `insert into territory_media_config (territory_id, posts, events, marketplace, chat, created_at_utc, updated_at_utc)
+       values (?, '{}', '{}', '{}', '{}', now(), now()) on conflict (territory_id) do nothing`,
+      [territoryId],
+    );
+    const config = await tx.findOneOrFail(TerritoryMediaConfig, { territoryId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const before = Object.fromEntries(MEDIA_SECTIONS.map((s) => [s, config[s]]));
+    for (const section of MEDIA_SECTIONS) {
+      const sectionInput = input[section];
+      if (sectionInput) config[section] = mergeSection(config[section], sectionInput);
+    }
+    config.updatedByUserId = user.id;
+    config.updatedAtUtc = new Date();
+    tx.create(AuditEntry, {
+      actorUserId: user.id,
+      action: 'territory.media_config.updated',
+      subjectType: 'Territory',
+      subjectId: territoryId,
+      territoryId,
+      data: { before, after: Object.fromEntries(MEDIA_SECTIONS.map((s) => [s, config[s]])) },
+    });
+    return config;
+  });
+  return toOutput(territoryId, row);
+}

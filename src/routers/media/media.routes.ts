@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { rateLimitRouteConfig } from '../../http/rate-limit.js';
+import { requireUser } from '../../http/route-auth.js';
+import { readUpload } from '../../http/uploads.js';
+import { zId } from '../../platform/ids.js';
+import { badRequest, validationFailed } from '../../platform/problems.js';
+import { zodFieldErrors } from '../../trpc/init.js';
+import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
+import type { PlainRoutes } from '../plain-routes.js';
+import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
+import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
+import { mediaUrl, openMedia, purgeDeletedMedia, uploadMedia } from './media.service.js';
+
+const UPLOAD_PATH = '/api/v1/media/upload';
+const MEDIA_PATH = '/api/v1/media/{id}';
+const mediaParams = z.object({ id: zId });
+
+/** Largest of the per-type limits: the multipart reader's cap; uploadMedia applies each type's own. */
+const UPLOAD_READ_LIMIT = Math.max(...Object.values(UPLOAD_MAX_BYTES));
+
+/** Media upload (multipart) and streaming: plain routes beside the tRPC procedures (delete is one of those). */
+export const mediaRoutes: PlainRoutes = {
+  register(app, deps) {
+    app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
+      const user = requireUser(request);
+      const upload = await readUpload(request, { field: 'file', maxBytes: UPLOAD_READ_LIMIT, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES });
+      const fields = uploadFields.safeParse(upload.fields);
+      if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
+      const em = deps.orm.em.fork() as EntityManager;
+      const created = await uploadMedia(em, deps.storage, user.id, upload, fields.data);
+      // Content deletions only mark their media; requests that hold the storage purge what is marked.
+      await purgeDeletedMedia(em, deps.storage, 20);
+      return reply.status(201).header('Location', mediaUrl(created.id)).type('application/json').send(mediaAssetOutput.parse(created));
+    });
+
+    app.get(MEDIA_PATH.replace('{id}', ':id'), async (request, reply) => {
+      requireUser(request);
+      const params = mediaParams.safeParse(request.params);
+      if (!params.success) throw validationFailed('id', 'must be a UUID');
+      const { asset, file } = await openMedia(deps.orm.em.fork() as EntityManager, deps.storage, params.data.id);
+      const ext = /\.([a-z0-9]{1,10})$/i.exec(asset.storageKey)?.[1];
+      return reply
+        .status(200)
+        .header('Content-Type', asset.mimeType)
+        .header('Content-Length', String(file.sizeBytes))
+        .header('Content-Disposition', `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`)
+        // The bytes behind an id never change; only signed-in users may read them.
+        .header('Cache-Control', 'private, max-age=86400, immutable')
+        .send(file.stream);
+    });
+  },
+  openapi: {
+    [UPLOAD_PATH]: {
+      post: {
+        tags: ['Media'],
+        summary: 'Upload an image, video or audio; answers the MediaAsset (201, Location)',
+        description:
+          'Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. ' +
+          'The type is sniffed from the bytes (the client\'s Content-Type and file name are ignored); video and audio ' +
+          'whose duration cannot be read are refused. Attaching media to content applies the territory\'s limits.',
+        security: [{ BearerAuth: [] }],
+        requestBody: { required: true, content: { 'multipart/form-data': { schema: mediaUploadForm } } },
+        responses: {
+          '201': {
+            description: 'Stored',
+            headers: z.object({ Location: z.string().meta({ description: '/api/v1/media/{id}' }) }),
+            content: { 'application/json': { schema: mediaAssetOutput } },
+          },
+          '400': { description: 'Missing file, unsupported type, too large, unreadable duration or invalid title/description' },
+          '401': { description: 'Unauthorized' },
+        },
+      },
+    },
+    [MEDIA_PATH]: {
+      get: {
+        tags: ['Media'],
+        summary: 'Stream a media file',
+        security: [{ BearerAuth: [] }],
+        requestParams: { path: mediaParams },
+        responses: {
+          '200': {
+            description: 'The bytes, with their sniffed content type',
+            headers: z.object({ 'Content-Type': z.string(), 'Content-Length': z.string() }),
+            content: {
+              'image/*': { schema: z.string().meta({ format: 'binary' }) },
+              'video/*': { schema: z.string().meta({ format: 'binary' }) },
+              'audio/*': { schema: z.string().meta({ format: 'binary' }) },
+            },
+          },
+          '400': { description: 'Malformed id' },
+          '401': { description: 'Unauthorized' },
+          '404': { description: 'Unknown or deleted media' },
+        },
+      },
+    },
+  },
+};

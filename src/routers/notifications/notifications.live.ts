@@ -1,0 +1,84 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { tracked } from '@trpc/server';
+import { EventEmitter, on } from 'node:events';
+import type { Realtime } from '../../realtime/realtime.js';
+import type { NotificationOutput } from './notifications.schemas.js';
+import { findMine, listMineAfter, listMineSince } from './notifications.service.js';
+
+/** PostgreSQL channel on which the dispatcher announces each new notification: `{"userId","notificationId"}`. */
+export const NOTIFICATION_CHANNEL = 'notification_created';
+
+const CATCH_UP_LIMIT = 100;
+const SEEN_LIMIT = 1000;
+const CATCH_UP = Symbol('catch-up');
+
+interface Announcement {
+  userId: string;
+  notificationId: string;
+}
+
+function parseAnnouncement(payload: string): Announcement | null {
+  try {
+    const value = JSON.parse(payload) as Partial<Announcement>;
+    return typeof value.userId === 'string' && typeof value.notificationId === 'string'
+      ? { userId: value.userId, notificationId: value.notificationId }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The user's new notifications as they are delivered, from any process (LISTEN/NOTIFY), each as a tracked
+ * envelope whose id is the notification id. With `lastEventId` (a reconnecting client) the ones created after it
+ * come first. When this process's LISTEN connection had to reconnect, what was created meanwhile is read from the
+ * database, so nothing is lost; ids already sent are not sent twice.
+ */
+export async function* liveNotifications(
+  deps: { orm: MikroORM; realtime: Realtime },
+  userId: string,
+  lastEventId: string | null,
+  signal: AbortSignal | undefined,
+) {
+  const startedAt = new Date();
+  const inbox = new EventEmitter();
+  // Listen before reading the backlog, so nothing falls between the two.
+  const offAnnouncements = deps.realtime.on(NOTIFICATION_CHANNEL, (payload) => {
+    const announcement = parseAnnouncement(payload);
+    if (announcement?.userId === userId) inbox.emit('item', announcement.notificationId);
+  });
+  const offReconnect = deps.realtime.onReconnect(() => inbox.emit('item', CATCH_UP));
+  const em = () => deps.orm.em.fork() as EntityManager;
+
+  const seen = new Set<string>();
+  let lastId = lastEventId;
+  const deliver = (n: NotificationOutput) => {
+    seen.add(n.id);
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value as string);
+    if (!lastId || n.id > lastId) lastId = n.id;
+    return tracked(n.id, n);
+  };
+  const missed = () => (lastId ? listMineAfter(em(), userId, lastId, CATCH_UP_LIMIT) : listMineSince(em(), userId, startedAt, CATCH_UP_LIMIT));
+
+  try {
+    if (lastEventId) {
+      for (const n of await missed()) yield deliver(n);
+    }
+    for await (const [item] of on(inbox, 'item', { signal })) {
+      if (item === CATCH_UP) {
+        for (const n of await missed()) if (!seen.has(n.id)) yield deliver(n);
+        continue;
+      }
+      const id = item as string;
+      if (seen.has(id)) continue;
+      const n = await findMine(em(), userId, id);
+      if (n) yield deliver(n);
+    }
+  } catch (error) {
+    // The client unsubscribed or disconnected: a normal end of the stream.
+    if (!(signal?.aborted && (error as Error).name === 'AbortError')) throw error;
+  } finally {
+    offAnnouncements();
+    offReconnect();
+  }
+}

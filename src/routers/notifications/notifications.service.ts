@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { NotificationType } from './notification-types.js';
+import { notFound } from '../../platform/problems.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import type { NotificationOutput } from './notifications.schemas.js';
+
+interface NotificationRow {
+  id: string;
+  type: NotificationType;
+  title: string;
+  body: string;
+  data: Record<string, unknown> | null;
+  created_at_utc: Date;
+  read_at_utc: Date | null;
+}
+
+const COLUMNS = 'id, type, title, body, data, created_at_utc, read_at_utc';
+
+function toOutput(r: NotificationRow): NotificationOutput {
+  return {
+    id: r.id,
+    type: r.type,
+    title: r.title,
+    body: r.body,
+    data: r.data ?? {},
+    createdAtUtc: new Date(r.created_at_utc).toISOString(),
+    readAtUtc: r.read_at_utc ? new Date(r.read_at_utc).toISOString() : null,
+  };
+}
+
+/** The caller's notifications, newest first (index notification_user_created_idx). */
+export async function listMine(em: EntityManager, userId: string, skip: number, take: number) {
+  const rows = await em.execute<NotificationRow[]>(
+    `select ${COLUMNS} from notification where user_id = ? order by created_at_utc desc, id desc limit ? offset ?`,
+    [userId, take, skip],
+  );
+  return rows.map(toOutput);
+}
+
+export async function pageMine(em: EntityManager, userId: string, pageNumber: number, pageSize: number) {
+  const { offset, limit } = pageOffset(pageNumber, pageSize);
+  const [rows, count] = await Promise.all([
+    listMine(em, userId, offset, limit),
+    em.execute<{ n: string }[]>('select count(*)::text as n from notification where user_id = ?', [userId]),
+  ]);
+  return toPage(rows, Number(count[0]?.n ?? 0), pageNumber, pageSize);
+}
+
+/**
+ * Marks one of the caller's notifications read; reading it again keeps the first read time. Someone else's
+ * notification is indistinguishable from a missing one (404).
+ */
+export async function markRead(em: EntityManager, userId: string, id: string) {
+  const rows = await em.execute<NotificationRow[]>(
+    `update notification set read_at_utc = coalesce(read_at_utc, now()) where id = ? and user_id = ? returning ${COLUMNS}`,
+    [id, userId],
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Notification');
+  return toOutput(row);
+}
+
+/** One of the user's notifications, or null (the real-time stream loads what a NOTIFY names). */
+export async function findMine(em: EntityManager, userId: string, id: string) {
+  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where id = ? and user_id = ?`, [id, userId]);
+  return rows[0] ? toOutput(rows[0]) : null;
+}
+
+/**
+ * The user's notifications created after `afterId` (ids are time-ordered UUIDv7), oldest first: what a
+ * reconnecting subscriber missed.
+ */
+export async function listMineAfter(em: EntityManager, userId: string, afterId: string, limit: number) {
+  const rows = await em.execute<NotificationRow[]>(
+    `select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`,
+    [userId, afterId, limit],
+  );
+  return rows.map(toOutput);
+}
+
+/** The user's notifications created since `since`, oldest first (catch-up when nothing was delivered yet). */
+export async function listMineSince(em: EntityManager, userId: string, since: Date, limit: number) {
+  const rows = await em.execute<NotificationRow[]>(
+    `select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`,
+    [userId, since, limit],
+  );
+  return rows.map(toOutput);
+}

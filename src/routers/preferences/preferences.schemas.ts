@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { VISIBILITIES } from '../../entities/preferences.entity.js';
+import { NOTIFICATION_TYPES, type NotificationType } from '../notifications/notification-types.js';
+
+const CANONICAL_VISIBILITY = new Map(VISIBILITIES.map((v) => [v.toLowerCase(), v]));
+
+/** Public | ResidentsOnly | Private; input is case-insensitive and ignores `_` (RESIDENTS_ONLY), output canonical. */
+export const zVisibility = z.preprocess(
+  (v) => (typeof v === 'string' ? (CANONICAL_VISIBILITY.get(v.replace(/_/g, '').toLowerCase()) ?? v) : v),
+  z.enum(VISIBILITIES),
+);
+
+const notificationFlags = <T extends z.ZodType>(flag: T) =>
+  Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, flag])) as Record<NotificationType, T>;
+
+export const notificationFlagsOutput = z.object(notificationFlags(z.boolean())).meta({ id: 'NotificationPreferences' });
+
+export const preferencesOutput = z
+  .object({
+    userId: z.uuid(),
+    profileVisibility: z.enum(VISIBILITIES),
+    contactVisibility: z.enum(VISIBILITIES),
+    shareLocation: z.boolean(),
+    showMemberships: z.boolean(),
+    /** One flag per notification type: false switches that type off. */
+    notifications: notificationFlagsOutput,
+    updatedAtUtc: z.iso.datetime(),
+  })
+  .meta({ id: 'UserPreferences' });
+export type PreferencesOutput = z.infer<typeof preferencesOutput>;
+
+export const privacyInput = z.object({
+  profileVisibility: zVisibility,
+  contactVisibility: zVisibility,
+  shareLocation: z.boolean(),
+  showMemberships: z.boolean(),
+});
+export type PrivacyInput = z.infer<typeof privacyInput>;
+
+/** Any subset of the flags; an unknown type is a 400 rather than silently ignored. */
+export const notificationsInput = z.strictObject(notificationFlags(z.boolean().optional()));
+export type NotificationsInput = z.infer<typeof notificationsInput>;

@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
+import { NOTIFICATION_TYPES, type NotificationType } from '../notifications/notification-types.js';
+import type { NotificationsInput, PreferencesOutput, PrivacyInput } from './preferences.schemas.js';
+
+interface PreferencesRow {
+  user_id: string;
+  profile_visibility: Visibility;
+  contact_visibility: Visibility;
+  share_location: boolean;
+  show_memberships: boolean;
+  notifications: Record<string, unknown> | null;
+  updated_at_utc: Date | string;
+}
+
+const RETURNING = 'user_id, profile_visibility, contact_visibility, share_location, show_memberships, notifications, updated_at_utc';
+
+/** Stored flags are sparse: every type not explicitly switched off is on. */
+function flagsOf(stored: Record<string, unknown> | null | undefined): Record<NotificationType, boolean> {
+  return Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, stored?.[type] !== false])) as Record<NotificationType, boolean>;
+}
+
+function toOutput(row: PreferencesRow): PreferencesOutput {
+  return {
+    userId: row.user_id,
+    profileVisibility: row.profile_visibility,
+    contactVisibility: row.contact_visibility,
+    shareLocation: row.share_location,
+    showMemberships: row.show_memberships,
+    notifications: flagsOf(row.notifications),
+    updatedAtUtc: new Date(row.updated_at_utc).toISOString(),
+  };
+}
+
+async function selectRow(em: EntityManager, userId: string) {
+  const rows = await em.execute<PreferencesRow[]>(`select ${RETURNING} from user_preferences where user_id = ?`, [userId]);
+  return rows[0];
+}
+
+/** The caller's preferences; the first read creates the row with the defaults (column defaults of the table). */
+export async function getPreferences(em: EntityManager, userId: string) {
+  const existing = await selectRow(em, userId);
+  if (existing) return toOutput(existing);
+  // Two first reads at once: the second insert does nothing and both read the same row.
+  await em.execute('insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [userId]);
+  const created = await selectRow(em, userId);
+  if (!created) throw new Error('user_preferences row missing after insert');
+  return toOutput(created);
+}
+
+/** Replaces the four privacy settings (creating the row when absent). */
+export async function updatePrivacy(em: EntityManager, userId: string, input: PrivacyInput) {
+  const rows = await em.execute<PreferencesRow[]>(
+    `insert into user_preferences (user_id, created_at_utc, updated_at_utc, profile_visibility, contact_visibility, share_location, show_memberships)
+     values (?, now(), now(), ?, ?, ?, ?)
+     on conflict (user_id) do update set
+       profile_visibility = excluded.profile_visibility,
+       contact_visibility = excluded.contact_visibility,
+       share_location = excluded.share_location,
+       show_memberships = excluded.show_memberships,
+       updated_at_utc = excluded.updated_at_utc
+     returning ${RETURNING}`,
+    [userId, input.profileVisibility, input.contactVisibility, input.shareLocation, input.showMemberships],
+  );
+  return toOutput(rows[0] as PreferencesRow);
+}
+
+/** Sets the given flags and keeps the others; merged in the database so concurrent partial updates both apply. */
+export async function updateNotifications(em: EntityManager, userId: string, input: NotificationsInput) {
+  const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => typeof value === 'boolean'));
+  const rows = await em.execute<PreferencesRow[]>(
+    `insert into user_preferences (user_id, created_at_utc, updated_at_utc, notifications)
+     values (?, now(), now(), ?::jsonb)
+     on conflict (user_id) do update set
+       notifications = user_preferences.notifications || excluded.notifications,
+       updated_at_utc = excluded.updated_at_utc
+     returning ${RETURNING}`,
+    [userId, JSON.stringify(changes)],
+  );
+  return toOutput(rows[0] as PreferencesRow);
+}
+
+/**
+ * The notification flags of each user (the outbox dispatcher filters recipients with it). Users without a
+ * preferences row get every flag on; nothing is written.
+ */
+export async function notificationPreferencesOf(em: EntityManager, userIds: string[]): Promise<Map<string, Record<NotificationType, boolean>>> {
+  const ids = [...new Set(userIds)];
+  const result = new Map<string, Record<NotificationType, boolean>>();
+  if (ids.length === 0) return result;
+  const rows = await em.find(UserPreferences, { userId: { $in: ids } }, { fields: ['userId', 'notifications'] });
+  const stored = new Map(rows.map((row) => [row.userId, row.notifications as Record<string, unknown>]));
+  for (const id of ids) result.set(id, flagsOf(stored.get(id)));
+  return result;
+}

@@ -1,0 +1,41 @@
+import { router } from '../../trpc/init.js';
+import { authedProcedure } from '../../trpc/procedures.js';
+import { workItemOutput, workItemPage } from '../work-items/work-items.schemas.js';
+import { residencyDecisionInput, territoryCompleteInput, territoryListInput } from './territory-work-items.schemas.js';
+import * as territoryWorkItems from './territory-work-items.service.js';
+
+const TAGS = ['Territory administration'];
+
+export const territoryWorkItemsRouter = router({
+  list: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue (newest first, paged)" } })
+    .input(territoryListInput)
+    .output(workItemPage)
+    .query(({ ctx, input }) => territoryWorkItems.listForTerritory(ctx.em, ctx.user, input)),
+
+  complete: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/territories/{territoryId}/work-items/{workItemId}/complete',
+        tags: TAGS,
+        summary: "Complete a pending work item of the territory, applying its type's effect",
+      },
+    })
+    .input(territoryCompleteInput)
+    .output(workItemOutput)
+    .mutation(({ ctx, input }) => territoryWorkItems.completeInTerritory(ctx.em, ctx.user, input)),
+
+  decideResidency: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/territories/{territoryId}/verification/residency/{workItemId}/decide',
+        tags: TAGS,
+        summary: 'Decide a residency document: APPROVED makes the membership DOCUMENTVERIFIED',
+      },
+    })
+    .input(residencyDecisionInput)
+    .output(workItemOutput)
+    .mutation(({ ctx, input }) => territoryWorkItems.decideResidency(ctx.em, ctx.user, input)),
+});

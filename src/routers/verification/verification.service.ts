@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import { Evidence } from '../../entities/evidence.entity.js';
+import { User } from '../../entities/user.entity.js';
+import { WorkItem } from '../../entities/work-item.entity.js';
+import { forgetCachedUser } from '../../http/auth.js';
+import type { Upload } from '../../http/uploads.js';
+import { newId } from '../../platform/ids.js';
+import { conflict, notFound } from '../../platform/problems.js';
+import type { Storage } from '../../platform/storage.js';
+import { completeWorkItem, createWorkItem, findWorkItem } from '../work-items/work-items.service.js';
+import { lockIdentitySubject } from './identity-decision.js';
+import type { IdentitySubmissionOutput } from './verification.schemas.js';
+
+const alreadyVerified = () => conflict('Your identity is already verified.', 'IDENTITY_ALREADY_VERIFIED');
+
+/**
+ * Stores an identity document and opens the admin's IDENTITY_VERIFICATION work item; the user becomes Pending.
+ * A document sent while an earlier one is still pending supersedes it: the old item is CANCELLED (its evidence
+ * is kept) and a new one is opened, so the queue never holds two items for one user. The bytes are stored
+ * before the transaction and removed again when it fails.
+ */
+export async function submitIdentityDocument(em: EntityManager, storage: Storage, userId: string, upload: Upload): Promise<IdentitySubmissionOutput> {
+  const current = await em.findOne(User, { id: userId });
+  if (!current) throw notFound('User');
+  if (current.identityVerificationStatus === 'Verified') throw alreadyVerified();
+
+  const evidenceId = newId();
+  const storageKey = `evidence/${userId}/${evidenceId}.${upload.ext}`;
+  await storage.put(storageKey, upload.bytes);
+  try {
+    const workItemId = await em.transactional(async (tx) => {
+      // The user row is locked first (as the decision does), so concurrent uploads and decisions serialize.
+      const user = await lockIdentitySubject(tx, userId);
+      if (!user) throw notFound('User');
+      if (user.identityVerificationStatus === 'Verified') throw alreadyVerified();
+      const now = new Date();
+      await tx.nativeUpdate(
+        WorkItem,
+        { type: 'IDENTITY_VERIFICATION', subjectId: userId, status: 'PENDING' },
+        { status: 'CANCELLED', completedAtUtc: now, notes: 'Superseded by a newer identity document.' },
+      );
+      tx.create(Evidence, {
+        id: evidenceId,
+        userId,
+        territoryId: null,
+        kind: 'IDENTITY_DOCUMENT',
+        storageKey,
+        mimeType: upload.mimeType,
+        sizeBytes: upload.bytes.length,
+        originalFileName: upload.fileName,
+      });
+      const item = createWorkItem(tx, {
+        type: 'IDENTITY_VERIFICATION',
+        subjectType: 'User',
+        subjectId: userId,
+        payload: { evidenceId },
+        requiredPermission: 'SYSTEM_ADMIN',
+        createdByUserId: userId,
+      });
+      user.identityVerificationStatus = 'Pending';
+      tx.create(AuditEntry, {
+        actorUserId: userId,
+        action: 'identity.document_submitted',
+        subjectType: 'User',
+        subjectId: userId,
+        data: { evidenceId, workItemId: item.id, mimeType: upload.mimeType, sizeBytes: upload.bytes.length },
+      });
+      await tx.flush();
+      return item.id;
+    });
+    forgetCachedUser(userId);
+    return { evidenceId, workItemId, status: 'Pending' };
+  } catch (error) {
+    await storage.remove(storageKey).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The admin's decision on an identity item: Verified or Rejected. Another type or an unknown id: 404. */
+export async function decideIdentity(em: EntityManager, workItemId: string, outcome: 'APPROVED' | 'REJECTED', notes: string | null, actorUserId: string) {
+  const item = await findWorkItem(em, workItemId, 'IDENTITY_VERIFICATION');
+  return completeWorkItem(em, item, outcome, notes, actorUserId);
+}

@@ -1,0 +1,29 @@
+import { router } from '../../trpc/init.js';
+import { adminProcedure } from '../../trpc/procedures.js';
+import { completeInput, listInput, workItemOutput, workItemPage } from './work-items.schemas.js';
+import * as workItems from './work-items.service.js';
+
+const TAGS = ['Administration'];
+
+export const workItemsRouter = router({
+  adminList: adminProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/admin/work-items', tags: TAGS, summary: 'List work items (newest first, paged)' },
+    })
+    .input(listInput)
+    .output(workItemPage)
+    .query(({ ctx, input }) => workItems.listWorkItems(ctx.em, { type: input.type, status: input.status }, input.pageNumber, input.pageSize)),
+
+  adminComplete: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/work-items/{workItemId}/complete',
+        tags: TAGS,
+        summary: "Complete a pending work item, applying its type's effect",
+      },
+    })
+    .input(completeInput)
+    .output(workItemOutput)
+    .mutation(({ ctx, input }) => workItems.completeAsAdmin(ctx.em, input.workItemId, input.outcome, input.notes, ctx.user.id)),
+});

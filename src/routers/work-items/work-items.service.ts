@@ -1,0 +1,156 @@
+import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
+import { AuditEntry } from '../../entities/audit.entity.js';
+import type { TerritoryCapability } from '../../entities/membership.entity.js';
+import type { SystemPermission } from '../../entities/user.entity.js';
+import { WorkItem, type WorkItemOutcome, type WorkItemStatus, type WorkItemType } from '../../entities/work-item.entity.js';
+import { pageOffset, toPage } from '../../platform/pagination.js';
+import { conflict, notFound } from '../../platform/problems.js';
+import { applyAssetCuration } from '../assets/asset-curation.js';
+import { applyResidencyDecision, lockResidencySubject } from '../memberships/residency-decision.js';
+import { decideTerritorySuggestion } from '../territories/territories.service.js';
+import { afterIdentityDecision, applyIdentityDecision, lockIdentitySubject } from '../verification/identity-decision.js';
+import type { WorkItemOutput } from './work-items.schemas.js';
+
+export type WorkItemRow = InferEntity<typeof WorkItem>;
+
+export function toWorkItemOutput(w: WorkItemRow): WorkItemOutput {
+  return {
+    id: w.id,
+    type: w.type,
+    status: w.status,
+    territoryId: w.territoryId ?? null,
+    subjectType: w.subjectType,
+    subjectId: w.subjectId,
+    payload: w.payload ?? {},
+    requiredPermission: w.requiredPermission ?? null,
+    requiredCapability: w.requiredCapability ?? null,
+    outcome: w.outcome ?? null,
+    notes: w.notes ?? null,
+    createdAtUtc: w.createdAtUtc.toISOString(),
+    completedAtUtc: w.completedAtUtc ? w.completedAtUtc.toISOString() : null,
+    completedByUserId: w.completedByUserId ?? null,
+  };
+}
+
+export interface NewWorkItem {
+  type: WorkItemType;
+  subjectType: string;
+  subjectId: string;
+  territoryId?: string | null;
+  payload?: Record<string, unknown>;
+  requiredPermission?: SystemPermission | null;
+  requiredCapability?: TerritoryCapability | null;
+  createdByUserId?: string | null;
+}
+
+/** Opens a PENDING work item; it is written by the caller's next flush, inside the caller's transaction. */
+export function createWorkItem(em: EntityManager, input: NewWorkItem): WorkItemRow {
+  return em.create(WorkItem, {
+    type: input.type,
+    status: 'PENDING',
+    subjectType: input.subjectType,
+    subjectId: input.subjectId,
+    territoryId: input.territoryId ?? null,
+    payload: input.payload ?? {},
+    requiredPermission: input.requiredPermission ?? null,
+    requiredCapability: input.requiredCapability ?? null,
+    createdByUserId: input.createdByUserId ?? null,
+  });
+}
+
+/** What completing an item of one type does to its subject, run in the completion's transaction. */
+interface WorkItemHandler {
+  /** Locks the subject's rows before the work item's (the order the other writers of both use). */
+  lockSubject?(em: EntityManager, item: WorkItemRow): Promise<unknown>;
+  apply?(em: EntityManager, item: WorkItemRow, outcome: WorkItemOutcome, actorUserId: string): Promise<void>;
+  /** After the commit: caches to drop and the like. */
+  afterCommit?(item: WorkItemRow, outcome: WorkItemOutcome): void;
+}
+
+/** One entry per type; a type without an effect yet only records the outcome. */
+const HANDLERS: Record<WorkItemType, WorkItemHandler> = {
+  IDENTITY_VERIFICATION: {
+    lockSubject: (em, item) => lockIdentitySubject(em, item.subjectId),
+    apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
+    afterCommit: (item) => afterIdentityDecision(item),
+  },
+  TERRITORY_SUGGESTION: {
+    apply: (em, item, outcome, actorUserId) => decideTerritorySuggestion(em, item, outcome, actorUserId),
+  },
+  RESIDENCY_VERIFICATION: {
+    lockSubject: (em, item) => lockResidencySubject(em, item.subjectId),
+    apply: (em, item, outcome) => applyResidencyDecision(em, item, outcome),
+  },
+  ASSET_CURATION: {
+    apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
+  },
+  MODERATION_CASE: {},
+};
+
+/**
+ * Completes a PENDING item and applies its type's effect in one transaction. The status change is a conditional
+ * update (`where status = 'PENDING'`), so of two concurrent completions exactly one succeeds; the other is a 409.
+ * Access checks are the caller's (admin queue, territory queue).
+ */
+export async function completeWorkItem(
+  em: EntityManager,
+  item: WorkItemRow,
+  outcome: WorkItemOutcome,
+  notes: string | null,
+  actorUserId: string,
+): Promise<WorkItemOutput> {
+  if (item.status !== 'PENDING') throw notPending();
+  const handler = HANDLERS[item.type];
+  const completedAtUtc = new Date();
+  await em.transactional(async (tx) => {
+    await handler.lockSubject?.(tx, item);
+    const changed = await tx.nativeUpdate(
+      WorkItem,
+      { id: item.id, status: 'PENDING' },
+      { status: 'COMPLETED', outcome, notes, completedAtUtc, completedByUserId: actorUserId },
+    );
+    if (changed === 0) throw notPending();
+    await handler.apply?.(tx, item, outcome, actorUserId);
+    tx.create(AuditEntry, {
+      actorUserId,
+      action: 'work_item.completed',
+      subjectType: 'WorkItem',
+      subjectId: item.id,
+      territoryId: item.territoryId ?? null,
+      data: { type: item.type, outcome, subjectType: item.subjectType, subjectId: item.subjectId },
+    });
+    await tx.flush();
+  });
+  handler.afterCommit?.(item, outcome);
+  return toWorkItemOutput({ ...item, status: 'COMPLETED', outcome, notes, completedAtUtc, completedByUserId: actorUserId });
+}
+
+const notPending = () => conflict('This work item has already been completed or cancelled.', 'WORK_ITEM_NOT_PENDING');
+
+export async function findWorkItem(em: EntityManager, workItemId: string, type?: WorkItemType) {
+  const item = await em.findOne(WorkItem, type ? { id: workItemId, type } : { id: workItemId });
+  if (!item) throw notFound('Work item');
+  return item;
+}
+
+export async function listWorkItems(
+  em: EntityManager,
+  filter: { type?: WorkItemType; status?: WorkItemStatus; territoryId?: string },
+  pageNumber: number,
+  pageSize: number,
+) {
+  const where = {
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.territoryId ? { territoryId: filter.territoryId } : {}),
+  };
+  const { offset, limit } = pageOffset(pageNumber, pageSize);
+  const [rows, total] = await em.findAndCount(WorkItem, where, { orderBy: { createdAtUtc: 'desc', id: 'desc' }, offset, limit });
+  return toPage(rows.map(toWorkItemOutput), total, pageNumber, pageSize);
+}
+
+/** Admin queue: SYSTEM_ADMIN completes any item (the router checks the permission). */
+export async function completeAsAdmin(em: EntityManager, workItemId: string, outcome: WorkItemOutcome, notes: string | null, actorUserId: string) {
+  const item = await findWorkItem(em, workItemId);
+  return completeWorkItem(em, item, outcome, notes, actorUserId);
+}

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
+
+const alertBody = (territory: { id: string }, extra: Record<string, unknown> = {}) => ({
+  territoryId: territory.id,
+  title: 'Dengue outbreak',
+  description: 'Standing water near the school',
+  ...extra,
+});
+
+const report = (user: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/alerts', headers: { ...user.headers, ...headers }, payload: body });
+
+const decide = (user: TestUser | null, alertId: string, payload: unknown) =>
+  t.app.inject({ method: 'PATCH', url: `/api/v1/alerts/${alertId}/validation`, headers: user?.headers ?? {}, payload: payload as Record<string, unknown> });
+
+async function reported(user: TestUser, territory: { id: string }, extra: Record<string, unknown> = {}) {
+  const res = await report(user, alertBody(territory, extra));
+  expect(res.statusCode).toBe(201);
+  return res.json() as { id: string; postId: string };
+}
+
+const postOf = async (postId: string) =>
+  (await t.sql<{ type: string; status: string; alert_id: string }>('select type, status, alert_id from post where id = $1', [postId]))[0];
+const alertCounts = async () => ({ alerts: await countRows(t, 'alert'), posts: await countRows(t, 'post') });
+
+describe('POST /api/v1/alerts', () => {
+  let territory: TestTerritory;
+  beforeAll(async () => {
+    territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+  });
+
+  it('creates a PENDING alert with a PENDING ALERT post (201)', async () => {
+    const visitor = await newVisitor(t, territory);
+    const res = await report(visitor, alertBody(territory, { latitude: -23.5, longitude: -46.6 }));
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({
+      id: expect.any(String),
+      territoryId: territory.id,
+      title: 'Dengue outbreak',
+      description: 'Standing water near the school',
+      latitude: -23.5,
+      longitude: -46.6,
+      status: 'PENDING',
+      reportedByUserId: visitor.id,
+      postId: expect.any(String),
+      createdAtUtc: expect.any(String),
+      decidedAtUtc: null,
+      decidedByUserId: null,
+    });
+    expect(await postOf(res.json().postId)).toEqual({ type: 'ALERT', status: 'PENDING', alert_id: res.json().id });
+    expect(await countRows(t, 'outbox_message', "type = 'ALERT_VALIDATED'")).toBe(0);
+  });
+
+  it('takes the territory from the X-Session-Id selection', async () => {
+    const resident = await newResident(t, territory);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/territories/selection',
+      headers: { ...resident.headers, 'x-session-id': 'alerts' },
+      payload: { territoryId: territory.id },
+    });
+    const res = await report(resident, { title: 'Flood', description: 'River rising' }, { 'x-session-id': 'alerts' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ territoryId: territory.id, latitude: null, longitude: null });
+    const none = await report(resident, { title: 'Flood', description: 'River rising' });
+    expect(none.statusCode).toBe(404);
+  });
+
+  it('needs a token', async () => {
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/alerts', payload: alertBody(territory) })).statusCode).toBe(401);
+  });
+
+  it('is 403 for a non-member, 404 for an unknown territory, 400 ALERTS_DISABLED without the flag; nothing written', async () => {
+    const before = await alertCounts();
+    const stranger = await newUser(t);
+    const forbidden = await report(stranger, alertBody(territory));
+    expect(forbidden.statusCode).toBe(403);
+    expect((await report(stranger, alertBody({ id: UNKNOWN }))).statusCode).toBe(404);
+    const plain = await newTerritory(t);
+    const member = await newResident(t, plain);
+    const disabled = await report(member, alertBody(plain));
+    expect(disabled.statusCode).toBe(400);
+    expect(disabled.json().code).toBe('ALERTS_DISABLED');
+    expect(await alertCounts()).toEqual(before);
+  });
+
+  it.each([
+    ['a title over 200 characters', { title: 'x'.repeat(201) }, 'title'],
+    ['no title', { title: undefined }, 'title'],
+    ['a description over 2000 characters', { description: 'x'.repeat(2001) }, 'description'],
+    ['no description', { description: undefined }, 'description'],
+    ['a latitude without longitude', { latitude: 1 }, 'longitude'],
+    ['a malformed territory id', { territoryId: 'nope' }, 'territoryId'],
+  ])('is 400 for %s, writing nothing', async (_name, patch, field) => {
+    const resident = await newResident(t, territory);
+    const before = await alertCounts();
+    const res = await report(resident, alertBody(territory, patch));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: expect.arrayContaining([expect.objectContaining({ field })]) });
+    expect(await alertCounts()).toEqual(before);
+  });
+});
+
+describe('PATCH /api/v1/alerts/{alertId}/validation', () => {
+  let territory: TestTerritory;
+  let curator: TestUser;
+  let resident: TestUser;
+  beforeAll(async () => {
+    territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    curator = await newCurator(t, territory);
+    resident = await newResident(t, territory);
+  });
+
+  it('validated=true makes the alert VALIDATED, publishes its post and notifies the residents once; audited', async () => {
+    const reporter = await newVisitor(t, territory);
+    const alert = await reported(reporter, territory);
+    const res = await decide(curator, alert.id, { validated: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: alert.id, status: 'VALIDATED', decidedByUserId: curator.id, decidedAtUtc: expect.any(String) });
+    expect((await postOf(alert.postId))!.status).toBe('PUBLISHED');
+    const outbox = await t.sql<{ type: string; recipient_user_ids: string[]; data: Record<string, unknown> }>(
+      'select type, recipient_user_ids, data from outbox_message where source_key = $1',
+      [`alert:${alert.id}:validated`],
+    );
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0]!.type).toBe('ALERT_VALIDATED');
+    expect(outbox[0]!.recipient_user_ids).toContain(resident.id);
+    expect(outbox[0]!.data).toMatchObject({ territoryId: territory.id, alertId: alert.id, postId: alert.postId });
+
+    // Repeatable: the same decision again changes nothing and notifies no one again.
+    const again = await decide(curator, alert.id, { validated: true });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().status).toBe('VALIDATED');
+    expect(await countRows(t, 'outbox_message', 'source_key = $1', [`alert:${alert.id}:validated`])).toBe(1);
+    expect(await countRows(t, 'audit_entry', `action = 'alert.validated' and subject_id = $1`, [alert.id])).toBe(2);
+  });
+
+  it('validated=false rejects the alert and its post; a system admin may decide too', async () => {
+    const alert = await reported(resident, territory);
+    const admin = await newAdmin(t);
+    const res = await decide(admin, alert.id, { validated: false });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'REJECTED', decidedByUserId: admin.id });
+    expect((await postOf(alert.postId))!.status).toBe('REJECTED');
+    expect(await countRows(t, 'outbox_message', 'source_key = $1', [`alert:${alert.id}:validated`])).toBe(0);
+    expect(await countRows(t, 'audit_entry', `action = 'alert.rejected' and subject_id = $1`, [alert.id])).toBe(1);
+  });
+
+  it('is 403 for a resident without CURATOR and for a curator of another territory, changing nothing', async () => {
+    const alert = await reported(resident, territory);
+    const elsewhere = await newCurator(t, await newTerritory(t));
+    for (const user of [resident, elsewhere]) {
+      const res = await decide(user, alert.id, { validated: true });
+      expect(res.statusCode).toBe(403);
+    }
+    expect((await t.sql<{ status: string }>('select status from alert where id = $1', [alert.id]))[0]!.status).toBe('PENDING');
+    expect((await postOf(alert.postId))!.status).toBe('PENDING');
+  });
+
+  it('is 400 on a bad body or malformed id, 404 on an unknown alert, 401 without token', async () => {
+    const alert = await reported(resident, territory);
+    expect((await decide(curator, alert.id, { validated: 'yes' })).statusCode).toBe(400);
+    expect((await decide(curator, alert.id, {})).statusCode).toBe(400);
+    expect((await decide(curator, 'nope', { validated: true })).statusCode).toBe(400);
+    expect((await decide(curator, UNKNOWN, { validated: true })).statusCode).toBe(404);
+    expect((await decide(null, alert.id, { validated: true })).statusCode).toBe(401);
+    expect((await t.sql<{ status: string }>('select status from alert where id = $1', [alert.id]))[0]!.status).toBe('PENDING');
+  });
+});
+
+describe('GET /api/v1/alerts and /alerts/paged', () => {
+  let territory: TestTerritory;
+  let validatedIds: string[];
+  beforeAll(async () => {
+    territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const curator = await newCurator(t, territory);
+    const resident = await newResident(t, territory);
+    validatedIds = [];
+    for (const title of ['first', 'second', 'third']) {
+      const alert = await reported(resident, territory, { title });
+      await decide(curator, alert.id, { validated: true });
+      validatedIds.push(alert.id);
+    }
+    await reported(resident, territory, { title: 'pending' });
+    const rejected = await reported(resident, territory, { title: 'rejected' });
+    await decide(curator, rejected.id, { validated: false });
+  });
+
+  it('lists VALIDATED alerts only, newest first, to any signed-in user', async () => {
+    const stranger = await newUser(t);
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}`, headers: stranger.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().map((a: { id: string }) => a.id)).toEqual([...validatedIds].reverse());
+    expect(res.json().every((a: { status: string }) => a.status === 'VALIDATED')).toBe(true);
+    const skipTake = await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}&skip=1&take=1`, headers: stranger.headers });
+    expect(skipTake.json().map((a: { id: string }) => a.id)).toEqual([validatedIds[1]]);
+  });
+
+  it('pages with the envelope and takes the territory from the session', async () => {
+    const user = await newUser(t);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/territories/selection',
+      headers: { ...user.headers, 'x-session-id': 'a1' },
+      payload: { territoryId: territory.id },
+    });
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/alerts/paged?pageSize=2', headers: { ...user.headers, 'x-session-id': 'a1' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ pageNumber: 1, pageSize: 2, totalCount: 3, totalPages: 2, hasPreviousPage: false, hasNextPage: true });
+    expect(res.json().items.map((a: { id: string }) => a.id)).toEqual([validatedIds[2], validatedIds[1]]);
+  });
+
+  it('is 404 for an unknown or unselected territory, 400 on bad paging, 401 without token', async () => {
+    const user = await newUser(t);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/alerts/paged', headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}&take=101`, headers: user.headers })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=nope`, headers: user.headers })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}` })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}` })).statusCode).toBe(401);
+  });
+});

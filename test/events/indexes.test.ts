@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import { eventByIdQuery, nearbyEventsCountQuery, nearbyEventsQuery, territoryEventsQuery } from '../../src/routers/events/events.queries.js';
+import { newUser } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+let viewerId: string;
+let territoryId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  viewerId = (await newUser(t)).id;
+  // 100 territories and 6000 events spread over a country-sized box, a tenth of them cancelled, a third with
+  // participations.
+  await t.sql(`
+    insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+    select gen_random_uuid(), now(), 'Events ' || i, null, 'City', 'ST', -20 + (i % 10), -50 + (i / 10), 5, 'ACTIVE', '{}', '{}'
+      from generate_series(0, 99) as i`);
+  await t.sql(
+    `insert into event (id, created_at_utc, territory_id, title, description, starts_at_utc, ends_at_utc, latitude, longitude,
+                        location_label, cover_media_id, additional_media_ids, status, created_by_user_id, created_by_membership, post_id)
+     select gen_random_uuid(), now(), ts.ids[1 + i % 100], 'Event ' || i, null, now() + make_interval(hours => (i % 2000) - 500), null,
+            -25 + ((i * 37) % 1000) / 100.0, -55 + ((i * 91) % 1000) / 100.0, null, null, '{}',
+            case when i % 10 = 0 then 'CANCELLED' else 'SCHEDULED' end, $1, 'RESIDENT', null
+       from generate_series(1, 6000) as i, (select array_agg(id order by name) as ids from territory) ts`,
+    [viewerId],
+  );
+  await t.sql(
+    `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc)
+     select id, $1, case when random() < 0.5 then 'INTEREST' else 'CONFIRMED' end, now(), now() from event where random() < 0.3`,
+    [viewerId],
+  );
+  await t.sql('vacuum analyze territory, event, event_participation');
+  territoryId = (await t.sql<{ id: string }>(`select id from territory order by name limit 1`))[0]!.id;
+});
+afterAll(() => t.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The plan nodes of the query exactly as the service sends it. */
+async function planOf(query: SqlQuery): Promise<PlanNode[]> {
+  const rows = await t.deps.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${query.sql}`, query.params);
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    node.Plans?.forEach(walk);
+  };
+  walk(rows[0]!['QUERY PLAN'][0].Plan);
+  return nodes;
+}
+
+async function expectIndexed(query: SqlQuery, index: RegExp) {
+  const nodes = await planOf(query);
+  const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}${n['Relation Name'] ? ` (${n['Relation Name']})` : ''}`).join(' > ');
+  expect(nodes.some((n) => n['Node Type'] === 'Seq Scan' && ['event', 'alert'].includes(n['Relation Name'] ?? '')), summary).toBe(false);
+  expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), summary).toBe(true);
+}
+
+describe('event and alert read paths use indexes (EXPLAIN on 6000 events)', () => {
+  const now = new Date();
+
+  it('nearby and its count: the partial GiST index of scheduled events', async () => {
+    const point = { lat: -20, lng: -50, radiusKm: 5, now };
+    await expectIndexed(nearbyEventsQuery({ ...point, viewerId, offset: 0, limit: 20 }), /^event_scheduled_geo_idx$/);
+    await expectIndexed(nearbyEventsCountQuery(point), /^event_scheduled_geo_idx$/);
+  });
+
+  it("a territory's list: the (territory, start) index", async () => {
+    await expectIndexed(territoryEventsQuery({ territoryId, viewerId, now, offset: 0, limit: 20 }), /^event_territory_id_starts_at_utc_index$/);
+    await expectIndexed(
+      territoryEventsQuery({ territoryId, viewerId, now, startDate: now, endDate: new Date(now.getTime() + 86_400_000), offset: 0, limit: 20 }),
+      /^event_territory_id_starts_at_utc_index$/,
+    );
+  });
+
+  it('by id', async () => {
+    const [row] = await t.sql<{ id: string }>('select id from event limit 1');
+    await expectIndexed(eventByIdQuery(row!.id, viewerId), /^event_pkey$/);
+  });
+
+  it("a territory's validated alerts, newest first: the partial alert index", async () => {
+    await t.sql(
+      `insert into alert (id, created_at_utc, territory_id, title, description, status, reported_by_user_id)
+       select gen_random_uuid(), now() - make_interval(mins => i), t.id, 'Alert', 'Text',
+              case when i % 3 = 0 then 'VALIDATED' else 'PENDING' end, $1
+         from generate_series(1, 50) as i, territory t`,
+      [viewerId],
+    );
+    await t.sql('vacuum analyze alert');
+    // The statement the alert list's ORM query sends.
+    await expectIndexed(
+      {
+        sql: `select a0.* from alert as a0 where a0.territory_id = ? and a0.status = 'VALIDATED' order by a0.created_at_utc desc, a0.id desc limit 20 offset 0`,
+        params: [territoryId],
+      },
+      /^alert_validated_territory_idx$/,
+    );
+  });
+});

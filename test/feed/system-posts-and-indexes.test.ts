@@ -1,0 +1,128 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/platform/ids.js';
+import { feedCountQuery, feedPageQuery, myPostsQuery } from '../../src/routers/feed/feed.queries.js';
+import { createSystemPost, setPostStatus } from '../../src/routers/feed/feed.service.js';
+import { newResident, newTerritory, newUser, newVisitor } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { feedIds, UNKNOWN_ID } from './helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const fork = () => t.deps.orm.em.fork() as EntityManager;
+
+describe('createSystemPost and setPostStatus (contract for events and alerts)', () => {
+  it('a PENDING alert post stays invisible until published; rejected hides it again', async () => {
+    const territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const reporter = await newResident(t, territory);
+    const visitor = await newVisitor(t, territory);
+    const alertId = newId();
+    const { id } = await fork().transactional((tx) =>
+      createSystemPost(tx, {
+        territoryId: territory.id,
+        authorUserId: reporter.id,
+        title: 'Water contamination',
+        content: 'Do not drink tap water',
+        type: 'ALERT',
+        visibility: 'PUBLIC',
+        status: 'PENDING',
+        alertId,
+      }),
+    );
+    const [row] = await t.sql<{ alert_id: string; type: string; status: string }>('select alert_id, type, status from post where id = $1', [id]);
+    expect(row).toEqual({ alert_id: alertId, type: 'ALERT', status: 'PENDING' });
+    expect(await feedIds(t, visitor, `territoryId=${territory.id}`)).not.toContain(id);
+
+    await fork().transactional((tx) => setPostStatus(tx, id, 'PUBLISHED'));
+    expect(await feedIds(t, visitor, `territoryId=${territory.id}`)).toEqual([id]);
+
+    await fork().transactional((tx) => setPostStatus(tx, id, 'REJECTED'));
+    expect(await feedIds(t, visitor, `territoryId=${territory.id}`)).toEqual([]);
+  });
+
+  it('a rolled-back caller transaction leaves no post; an unknown post cannot change status', async () => {
+    const territory = await newTerritory(t);
+    const user = await newUser(t);
+    const before = await t.sql<{ n: string }>('select count(*)::text as n from post');
+    await expect(
+      fork().transactional(async (tx) => {
+        await createSystemPost(tx, {
+          territoryId: territory.id,
+          authorUserId: user.id,
+          title: 'Event',
+          content: '',
+          type: 'EVENT',
+          visibility: 'PUBLIC',
+          status: 'PUBLISHED',
+          eventId: newId(),
+        });
+        throw new Error('caller failed');
+      }),
+    ).rejects.toThrow('caller failed');
+    expect(await t.sql<{ n: string }>('select count(*)::text as n from post')).toEqual(before);
+    await expect(fork().transactional((tx) => setPostStatus(tx, UNKNOWN_ID, 'PUBLISHED'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () => {
+  it('the feed page, its count and my posts are index scans, not sequential scans', async () => {
+    const busy = await newTerritory(t);
+    const others = await Promise.all(Array.from({ length: 20 }, () => newTerritory(t)));
+    const author = await newUser(t);
+    const prolific = await newUser(t);
+    // 2000 posts in the busy territory (a few hidden or RESIDENTS_ONLY), 6000 more spread over 20 others.
+    await t.sql(
+      `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
+       select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, case when g % 50 = 0 then $3::uuid else $2::uuid end,
+              'Post ' || g, 'content', 'POST', case when g % 3 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end,
+              case when g % 97 = 0 then 'HIDDEN' else 'PUBLISHED' end
+         from generate_series(1, 2000) g`,
+      [busy.id, author.id, prolific.id],
+    );
+    for (const other of others) {
+      await t.sql(
+        `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
+         select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, $2, 'Post ' || g, 'content', 'POST', 'PUBLIC', 'PUBLISHED'
+           from generate_series(1, 300) g`,
+        [other.id, author.id],
+      );
+    }
+    await t.sql('vacuum analyze post');
+
+    const em = fork();
+    const explain = async (query: { sql: string; params: unknown[] }) =>
+      JSON.stringify(await em.execute(`explain (format json) ${query.sql}`, query.params));
+    // Tiny joined tables (users, events) may well be scanned; the post table never.
+    const seqScanOnPost = (plan: string) => /"Node Type":"Seq Scan"[^{}]*"Relation Name":"post"/.test(plan);
+
+    const visitorView = { userId: newId(), seesResidentsOnly: false, blockedUserIds: [prolific.id] };
+    const filter = { territoryId: busy.id, anyTags: null, mapEntityId: null, assetId: null };
+    const page = await explain(feedPageQuery(visitorView, filter, { offset: 40, limit: 20 }));
+    expect(page).toContain('post_feed_idx');
+    expect(seqScanOnPost(page)).toBe(false);
+
+    const residentView = { userId: newId(), seesResidentsOnly: true, blockedUserIds: [] };
+    expect(await explain(feedPageQuery(residentView, filter, { offset: 0, limit: 20 }))).toContain('post_feed_idx');
+    const count = await explain(feedCountQuery(residentView, filter));
+    expect(count).toContain('post_feed_idx');
+    expect(seqScanOnPost(count)).toBe(false);
+
+    const mine = await explain(myPostsQuery(prolific.id, null, { offset: 0, limit: 20 }));
+    expect(mine).toContain('post_author_idx');
+    expect(seqScanOnPost(mine)).toBe(false);
+
+    // The rows really come back newest first through the visibility filters.
+    const rows = await em.execute<{ id: string; visibility: string; author_user_id: string; created_at_utc: string }[]>(
+      feedPageQuery(visitorView, filter, { offset: 0, limit: 50 }).sql,
+      feedPageQuery(visitorView, filter, { offset: 0, limit: 50 }).params,
+    );
+    expect(rows).toHaveLength(50);
+    expect(rows.every((r) => r.visibility === 'PUBLIC' && r.author_user_id !== prolific.id)).toBe(true);
+    const times = rows.map((r) => r.created_at_utc);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+});

@@ -1,0 +1,366 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestUser,
+} from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
+
+interface JoinRequestBody {
+  id: string;
+  territoryId: string;
+  requesterUserId: string;
+  recipientUserIds: string[];
+  message: string | null;
+  status: string;
+  createdAtUtc: string;
+  decidedAtUtc: string | null;
+  decidedByUserId: string | null;
+}
+
+const create = (user: TestUser, territoryId: string, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: `/api/v1/territories/${territoryId}/join-requests`, headers: user.headers, payload });
+const becomeResident = (user: TestUser, territoryId: string, payload: Record<string, unknown> = {}) =>
+  t.app.inject({ method: 'POST', url: `/api/v1/memberships/${territoryId}/become-resident`, headers: user.headers, payload });
+const act = (user: TestUser, id: string, action: 'approve' | 'reject' | 'cancel') =>
+  t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${id}/${action}`, headers: user.headers });
+
+/** A territory with one curator and a visitor who has asked to become RESIDENT. */
+async function pendingRequest() {
+  const territory = await newTerritory(t);
+  const curator = await newCurator(t, territory);
+  const requester = await newVisitor(t, territory);
+  const res = await becomeResident(requester, territory.id);
+  expect(res.statusCode).toBe(201);
+  return { territory, curator, requester, request: res.json() as JoinRequestBody };
+}
+
+describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
+  it('addresses the eligible named recipients: verified residents, curators, system admins', async () => {
+    const territory = await newTerritory(t);
+    const verified = await newResident(t, territory, { verified: true });
+    const curator = await newCurator(t, territory);
+    const admin = await newAdmin(t);
+    const requester = await newVisitor(t, territory);
+    const res = await create(requester, territory.id, { recipientUserIds: [verified.id, curator.id, admin.id], message: 'Hello' });
+    expect(res.statusCode).toBe(201);
+    const body = res.json() as JoinRequestBody;
+    expect(body).toMatchObject({ territoryId: territory.id, requesterUserId: requester.id, status: 'PENDING', message: 'Hello' });
+    expect(body.recipientUserIds.sort()).toEqual([verified.id, curator.id, admin.id].sort());
+    expect(res.headers.location).toBe(`/api/v1/join-requests/${body.id}`);
+    expect(await countRows(t, 'join_request_recipient', 'join_request_id = $1', [body.id])).toBe(3);
+  });
+
+  it('drops ineligible recipients (unverified resident, visitor, unknown user, the requester) and falls back to the curators', async () => {
+    const territory = await newTerritory(t);
+    const unverified = await newResident(t, territory);
+    const visitor = await newVisitor(t, territory);
+    const curator = await newCurator(t, territory);
+    const requester = await newVisitor(t, territory);
+    const res = await create(requester, territory.id, { recipientUserIds: [unverified.id, visitor.id, UNKNOWN] });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().recipientUserIds).toEqual([curator.id]);
+    const self = await newTerritory(t);
+    const selfCurator = await newCurator(t, self);
+    const selfRequester = await newUser(t);
+    const own = await create(selfRequester, self.id, { recipientUserIds: [selfRequester.id] });
+    expect(own.json().recipientUserIds).toEqual([selfCurator.id]);
+  });
+
+  it('falls back to the system admins when the territory has no curator; the requester never addresses themself', async () => {
+    const territory = await newTerritory(t);
+    const admin = await newAdmin(t);
+    const requesterAdmin = await newAdmin(t);
+    const res = await create(requesterAdmin, territory.id, { recipientUserIds: [requesterAdmin.id] });
+    expect(res.statusCode).toBe(201);
+    const recipients = res.json().recipientUserIds as string[];
+    expect(recipients).toContain(admin.id);
+    expect(recipients).not.toContain(requesterAdmin.id);
+    // The requesting admin cannot approve their own request either.
+    const selfApprove = await act(requesterAdmin, res.json().id, 'approve');
+    expect(selfApprove.statusCode).toBe(403);
+  });
+
+  it('notifies the recipients through the outbox (JOIN_REQUEST_RECEIVED), in the same transaction', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const requester = await newVisitor(t, territory);
+    const res = await create(requester, territory.id, { recipientUserIds: [curator.id] });
+    const id = res.json().id as string;
+    const rows = await t.sql<{ type: string; recipient_user_ids: string[]; data: Record<string, unknown> }>(
+      'select type, recipient_user_ids, data from outbox_message where source_key = $1',
+      [`join-request:${id}:received`],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: 'JOIN_REQUEST_RECEIVED', recipient_user_ids: [curator.id], data: { territoryId: territory.id, joinRequestId: id } });
+  });
+
+  it('is 400 without recipients, with more than 3, or malformed, writing nothing; 404 unknown territory; 401 without a token', async () => {
+    const territory = await newTerritory(t);
+    const requester = await newUser(t);
+    const before = await countRows(t, 'join_request');
+    const beforeOutbox = await countRows(t, 'outbox_message');
+    for (const payload of [{}, { recipientUserIds: [] }, { recipientUserIds: [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN] }, { recipientUserIds: 'x' }, { recipientUserIds: [UNKNOWN], message: 5 }]) {
+      const res = await create(requester, territory.id, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    expect((await create(requester, UNKNOWN, { recipientUserIds: [UNKNOWN] })).statusCode).toBe(404);
+    const anonymous = await t.app.inject({ method: 'POST', url: `/api/v1/territories/${territory.id}/join-requests`, payload: { recipientUserIds: [UNKNOWN] } });
+    expect(anonymous.statusCode).toBe(401);
+    expect(await countRows(t, 'join_request')).toBe(before);
+    expect(await countRows(t, 'outbox_message')).toBe(beforeOutbox);
+  });
+});
+
+describe('join-request creation limit', () => {
+  it('the 4th creation (create, cancel, recreate) within the window is 429 with the spec body; older ones do not count', async () => {
+    const territory = await newTerritory(t);
+    await newCurator(t, territory);
+    const user = await newUser(t);
+    for (let i = 0; i < 3; i++) {
+      const created = i % 2 === 0 ? await becomeResident(user, territory.id) : await create(user, territory.id, { recipientUserIds: [UNKNOWN] });
+      expect(created.statusCode).toBe(201);
+      expect((await act(user, created.json().id, 'cancel')).statusCode).toBe(200);
+    }
+    const before = await countRows(t, 'join_request');
+    const limited = await becomeResident(user, territory.id);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.json()).toMatchObject({
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'Rate limit exceeded. Please try again later.',
+      instance: `/api/v1/memberships/${territory.id}/become-resident`,
+    });
+    expect((await create(user, territory.id, { recipientUserIds: [UNKNOWN] })).statusCode).toBe(429);
+    expect(await countRows(t, 'join_request')).toBe(before);
+
+    // Another territory has its own count.
+    const other = await newTerritory(t);
+    expect((await becomeResident(user, other.id)).statusCode).toBe(201);
+
+    // Creations older than the window (24 h) no longer count.
+    await t.sql(`update join_request set created_at_utc = now() - interval '25 hours' where requester_user_id = $1 and territory_id = $2`, [user.id, territory.id]);
+    expect((await becomeResident(user, territory.id)).statusCode).toBe(201);
+  });
+
+  it('holds under concurrent create/cancel cycles: never more than 3 creations', async () => {
+    const territory = await newTerritory(t);
+    await newCurator(t, territory);
+    const user = await newUser(t);
+    const statuses: number[] = [];
+    const cycle = async () => {
+      const res = await becomeResident(user, territory.id);
+      statuses.push(res.statusCode);
+      if (res.statusCode === 200 || res.statusCode === 201) statuses.push((await act(user, res.json().id, 'cancel')).statusCode);
+    };
+    await Promise.all(Array.from({ length: 6 }, () => cycle().then(cycle)));
+    expect(statuses.every((s) => [200, 201, 429].includes(s))).toBe(true);
+    const rows = await countRows(t, 'join_request', 'requester_user_id = $1 and territory_id = $2', [user.id, territory.id]);
+    expect(rows).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(rows);
+
+    // Keep trying until refused: exactly 3 creations in all.
+    for (let i = 0; i < 5; i++) {
+      const res = await becomeResident(user, territory.id);
+      if (res.statusCode === 429) break;
+      await act(user, res.json().id, 'cancel');
+    }
+    expect(await countRows(t, 'join_request', 'requester_user_id = $1 and territory_id = $2', [user.id, territory.id])).toBe(3);
+    expect((await becomeResident(user, territory.id)).statusCode).toBe(429);
+  });
+
+  it('6 concurrent creations make one request: the others get the pending one', async () => {
+    const territory = await newTerritory(t);
+    await newCurator(t, territory);
+    const user = await newUser(t);
+    const all = await Promise.all(Array.from({ length: 6 }, () => becomeResident(user, territory.id)));
+    expect(all.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(all.map((r) => r.json().id)).size).toBe(1);
+  });
+});
+
+describe('GET /api/v1/join-requests/incoming (and /paged)', () => {
+  it('lists the requests addressed to me or to my territories as curator, newest first, filtered by status', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const verified = await newResident(t, territory, { verified: true });
+    const a = await newVisitor(t, territory);
+    const b = await newVisitor(t, territory);
+    const toVerified = (await create(a, territory.id, { recipientUserIds: [verified.id] })).json() as JoinRequestBody;
+    const toCurator = (await becomeResident(b, territory.id)).json() as JoinRequestBody;
+    expect((await act(curator, toCurator.id, 'reject')).statusCode).toBe(200);
+
+    const mine = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming', headers: verified.headers });
+    expect(mine.statusCode).toBe(200);
+    expect((mine.json() as JoinRequestBody[]).map((r) => r.id)).toEqual([toVerified.id]);
+
+    // The curator sees both: one addressed to them, one in their territory.
+    const curatorList = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming', headers: curator.headers });
+    expect((curatorList.json() as JoinRequestBody[]).map((r) => r.id)).toEqual([toCurator.id, toVerified.id]);
+    const pendingOnly = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming?status=PENDING', headers: curator.headers });
+    expect((pendingOnly.json() as JoinRequestBody[]).map((r) => r.id)).toEqual([toVerified.id]);
+    const rejected = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming?status=REJECTED&take=1', headers: curator.headers });
+    expect(rejected.json()).toMatchObject([{ id: toCurator.id, status: 'REJECTED', decidedByUserId: curator.id }]);
+
+    const paged = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming/paged?pageSize=1&pageNumber=2', headers: curator.headers });
+    expect(paged.statusCode).toBe(200);
+    expect(paged.json()).toMatchObject({ pageNumber: 2, pageSize: 1, totalCount: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false });
+    expect(paged.json().items.map((r: JoinRequestBody) => r.id)).toEqual([toVerified.id]);
+
+    // Neither the requester nor a stranger sees them.
+    for (const user of [a, await newUser(t)]) {
+      const none = await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming', headers: user.headers });
+      expect(none.json()).toEqual([]);
+    }
+  });
+
+  it('is 400 for bad paging or status, 401 without a token', async () => {
+    const user = await newUser(t);
+    for (const url of ['/api/v1/join-requests/incoming?take=101', '/api/v1/join-requests/incoming?status=NOPE', '/api/v1/join-requests/incoming/paged?pageSize=0']) {
+      expect((await t.app.inject({ method: 'GET', url, headers: user.headers })).statusCode, url).toBe(400);
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming' })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming/paged' })).statusCode).toBe(401);
+  });
+});
+
+describe('approve / reject / cancel', () => {
+  it('approve by a recipient makes the requester RESIDENT (NONE), notifies them, audits; repeating is idempotent', async () => {
+    const { territory, curator, requester, request } = await pendingRequest();
+    const res = await act(curator, request.id, 'approve');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: request.id, status: 'APPROVED', decidedByUserId: curator.id, decidedAtUtc: expect.any(String) });
+    const membership = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${territory.id}/me`, headers: requester.headers });
+    expect(membership.json()).toMatchObject({ role: 'RESIDENT', residencyVerification: 'NONE' });
+    const outbox = await t.sql<{ type: string; recipient_user_ids: string[] }>('select type, recipient_user_ids from outbox_message where source_key = $1', [
+      `join-request:${request.id}:decided`,
+    ]);
+    expect(outbox).toEqual([{ type: 'JOIN_REQUEST_DECIDED', recipient_user_ids: [requester.id] }]);
+    expect(await countRows(t, 'audit_entry', "action = 'join-request.approved' and subject_id = $1", [request.id])).toBe(1);
+
+    const again = await act(curator, request.id, 'approve');
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ status: 'APPROVED', decidedAtUtc: res.json().decidedAtUtc });
+    expect(await countRows(t, 'audit_entry', "action = 'join-request.approved' and subject_id = $1", [request.id])).toBe(1);
+    const reject = await act(curator, request.id, 'reject');
+    expect(reject.statusCode).toBe(409);
+    expect(reject.json()).toMatchObject({ code: 'JOIN_REQUEST_ALREADY_DECIDED' });
+  });
+
+  it('a curator who is not a recipient and a system admin may decide; a new requester without membership gets one', async () => {
+    const territory = await newTerritory(t);
+    const verified = await newResident(t, territory, { verified: true });
+    const curator = await newCurator(t, territory);
+    const requester = await newUser(t);
+    const request = (await create(requester, territory.id, { recipientUserIds: [verified.id] })).json() as JoinRequestBody;
+    expect((await act(curator, request.id, 'approve')).statusCode).toBe(200);
+    expect(await countRows(t, 'territory_membership', "user_id = $1 and territory_id = $2 and role = 'RESIDENT'", [requester.id, territory.id])).toBe(1);
+
+    const other = await pendingRequest();
+    const admin = await newAdmin(t);
+    expect((await act(admin, other.request.id, 'reject')).statusCode).toBe(200);
+  });
+
+  it('reject leaves the membership unchanged; anyone else is 403; unknown 404; malformed 400; no token 401', async () => {
+    const { territory, curator, requester, request } = await pendingRequest();
+    const stranger = await newUser(t);
+    const visitor = await newVisitor(t, territory);
+    const unverified = await newResident(t, territory);
+    for (const user of [stranger, visitor, unverified, requester]) {
+      const res = await act(user, request.id, 'approve');
+      expect(res.statusCode).toBe(403);
+      expect((await act(user, request.id, 'reject')).statusCode).toBe(403);
+    }
+    expect((await t.sql<{ status: string }>('select status from join_request where id = $1', [request.id]))[0]?.status).toBe('PENDING');
+    expect((await act(curator, UNKNOWN, 'approve')).statusCode).toBe(404);
+    expect((await act(curator, 'nope', 'reject')).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.id}/approve` })).statusCode).toBe(401);
+
+    const rejected = await act(curator, request.id, 'reject');
+    expect(rejected.statusCode).toBe(200);
+    expect(rejected.json()).toMatchObject({ status: 'REJECTED' });
+    expect((await act(curator, request.id, 'reject')).statusCode).toBe(200);
+    expect((await act(curator, request.id, 'approve')).statusCode).toBe(409);
+    const membership = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${territory.id}/me`, headers: requester.headers });
+    expect(membership.json()).toMatchObject({ role: 'VISITOR' });
+    const decided = await t.sql<{ type: string; data: { status: string } }>('select type, data from outbox_message where source_key = $1', [
+      `join-request:${request.id}:decided`,
+    ]);
+    expect(decided).toMatchObject([{ type: 'JOIN_REQUEST_DECIDED', data: { status: 'REJECTED' } }]);
+  });
+
+  it('cancel: creator only, idempotent; a cancelled request cannot be decided, a decided one cannot be cancelled', async () => {
+    const { curator, requester, request } = await pendingRequest();
+    expect((await act(curator, request.id, 'cancel')).statusCode).toBe(403);
+    const cancelled = await act(requester, request.id, 'cancel');
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: 'CANCELLED' });
+    expect((await act(requester, request.id, 'cancel')).statusCode).toBe(200);
+    expect((await act(curator, request.id, 'approve')).statusCode).toBe(409);
+
+    const other = await pendingRequest();
+    expect((await act(other.curator, other.request.id, 'approve')).statusCode).toBe(200);
+    expect((await act(other.requester, other.request.id, 'cancel')).statusCode).toBe(409);
+    expect((await act(other.requester, UNKNOWN, 'cancel')).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.id}/cancel` })).statusCode).toBe(401);
+  });
+
+  it('concurrent approve and reject: exactly one wins, the other is 409, and the membership matches the winner', async () => {
+    for (let round = 0; round < 4; round++) {
+      const territory = await newTerritory(t);
+      const curatorA = await newCurator(t, territory);
+      const curatorB = await newCurator(t, territory);
+      const requester = await newVisitor(t, territory);
+      const request = (await becomeResident(requester, territory.id)).json() as JoinRequestBody;
+      const [approve, reject] = await Promise.all([act(curatorA, request.id, 'approve'), act(curatorB, request.id, 'reject')]);
+      const codes = [approve.statusCode, reject.statusCode].sort();
+      expect(codes).toEqual([200, 409]);
+      const winner = approve.statusCode === 200 ? 'APPROVED' : 'REJECTED';
+      const [row] = await t.sql<{ status: string }>('select status from join_request where id = $1', [request.id]);
+      expect(row?.status).toBe(winner);
+      const [membership] = await t.sql<{ role: string }>('select role from territory_membership where user_id = $1 and territory_id = $2', [
+        requester.id,
+        territory.id,
+      ]);
+      expect(membership?.role).toBe(winner === 'APPROVED' ? 'RESIDENT' : 'VISITOR');
+      expect(await countRows(t, 'outbox_message', 'source_key = $1', [`join-request:${request.id}:decided`])).toBe(1);
+    }
+  });
+
+  it('concurrent approvals by two curators: both 200, one decision recorded', async () => {
+    const { territory, curator, request } = await pendingRequest();
+    const second = await newCurator(t, territory);
+    const both = await Promise.all([act(curator, request.id, 'approve'), act(second, request.id, 'approve')]);
+    expect(both.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(both[0]?.json().decidedByUserId).toBe(both[1]?.json().decidedByUserId);
+    expect(await countRows(t, 'audit_entry', "action = 'join-request.approved' and subject_id = $1", [request.id])).toBe(1);
+  });
+
+  it('never produces a feed post: the only effects are the request, its recipients and the outbox row', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const requester = await newUser(t);
+    await addMembership(t, requester, territory);
+    const tables = await t.sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_name in ('post', 'feed_post')");
+    const before = await Promise.all(tables.map((x) => countRows(t, x.table_name)));
+    const res = await becomeResident(requester, territory.id);
+    expect(res.json().recipientUserIds).toEqual([curator.id]);
+    expect(await Promise.all(tables.map((x) => countRows(t, x.table_name)))).toEqual(before);
+  });
+});

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entityCountQuery, entityListQuery, type MapViewer, pinsCountQuery, pinsQuery } from '../../src/routers/map/map.queries.js';
+import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
+import type { SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import { newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+let territoryId: string;
+let users: TestUser[];
+
+/** The tables the pins query reads. */
+const MAP_TABLES = ['map_entity', 'post', 'event', 'alert', 'territory_asset', 'media_attachment', 'media_asset'];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const territories = await Promise.all(Array.from({ length: 40 }, (_, i) => newTerritory(t, { name: `Explain ${i}` })));
+  territoryId = territories[7]!.id;
+  users = await Promise.all(Array.from({ length: 5 }, () => newUser(t)));
+  const ids = territories.map((x) => x.id);
+  const userIds = users.map((u) => u.id);
+  // A few thousand rows per table spread over 40 territories and 5 authors, in every status.
+  await t.sql(
+    `insert into map_entity (id, created_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status, confirmation_count, updated_at_utc)
+     select gen_random_uuid(), now() - i * interval '1 minute', ($1::uuid[])[1 + i % 40], ($2::uuid[])[1 + i % 5], 'Entity ' || i, 'establishment',
+            -23 - (i % 100) / 1000.0, -46 - (i % 97) / 1000.0, case when i % 3 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end,
+            case when i % 7 = 0 then 'REJECTED' when i % 2 = 0 then 'VALIDATED' else 'SUGGESTED' end, 0, now()
+       from generate_series(1, 6000) as i`,
+    [ids, userIds],
+  );
+  await t.sql(
+    `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
+     select gen_random_uuid(), now() - i * interval '1 minute', e.territory_id, ($1::uuid[])[1 + i % 5], 'Post ' || i, 'content', 'POST',
+            case when i % 4 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end, case when i % 11 = 0 then 'HIDDEN' else 'PUBLISHED' end,
+            case when i % 10 = 0 then e.id end, now()
+       from generate_series(1, 12000) as i
+       join lateral (select id, territory_id from map_entity order by id offset (i % 6000) limit 1) e on true`,
+    [userIds],
+  );
+  await t.sql(
+    `insert into event (id, created_at_utc, territory_id, title, starts_at_utc, latitude, longitude, status, created_by_user_id, created_by_membership)
+     select gen_random_uuid(), now(), ($1::uuid[])[1 + i % 40], 'Event ' || i, now() + (i - 1500) * interval '1 hour', -23.5, -46.6,
+            case when i % 5 = 0 then 'CANCELLED' else 'SCHEDULED' end, ($2::uuid[])[1 + i % 5], 'RESIDENT'
+       from generate_series(1, 4000) as i`,
+    [ids, userIds],
+  );
+  await t.sql(
+    `insert into alert (id, created_at_utc, territory_id, title, description, latitude, longitude, status, reported_by_user_id)
+     select gen_random_uuid(), now() - i * interval '1 minute', ($1::uuid[])[1 + i % 40], 'Alert ' || i, 'd',
+            case when i % 6 = 0 then null else -23.5 end, case when i % 6 = 0 then null else -46.6 end,
+            case when i % 3 = 0 then 'PENDING' else 'VALIDATED' end, ($2::uuid[])[1 + i % 5]
+       from generate_series(1, 4000) as i`,
+    [ids, userIds],
+  );
+  await t.sql(
+    `insert into territory_asset (id, created_at_utc, territory_id, created_by_user_id, type, subtype, name, geo_anchors, status, validation_count, updated_at_utc)
+     select gen_random_uuid(), now() - i * interval '1 minute', ($1::uuid[])[1 + i % 40], ($2::uuid[])[1 + i % 5],
+            case when i % 2 = 0 then 'natural' else 'cultural' end, case when i % 2 = 0 then 'river' end, 'Asset ' || i,
+            '[{"latitude": -23.5, "longitude": -46.6}, {"latitude": -23.6, "longitude": -46.7}]'::jsonb,
+            case when i % 4 = 0 then 'Suggested' else 'Active' end, 0, now()
+       from generate_series(1, 4000) as i`,
+    [ids, userIds],
+  );
+  await t.sql(
+    `with owners as (
+       select 'POST' as owner_type, id as owner_id, row_number() over (order by id) as n from post where map_entity_id is not null
+       union all
+       select 'EVENT', id, 100000 + row_number() over (order by id) from event
+     ), media as (
+       insert into media_asset (id, created_at_utc, uploaded_by_user_id, media_type, mime_type, size_bytes, storage_key)
+       select gen_random_uuid(), now(), ($1::uuid[])[1 + (n % 5)::int], 'IMAGE', 'image/png', 68, 'k/' || n from owners
+       returning id, storage_key
+     )
+     insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order)
+     select gen_random_uuid(), now(), m.id, o.owner_type, o.owner_id, 0 from owners o join media m on m.storage_key = 'k/' || o.n`,
+    [userIds],
+  );
+  for (const table of MAP_TABLES) await t.sql(`vacuum analyze ${table}`);
+});
+afterAll(() => t.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The plan nodes of the query exactly as the service sends it (MikroORM inlines the parameters). */
+async function planOf(query: SqlQuery): Promise<PlanNode[]> {
+  const rows = await t.deps.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${query.sql}`, query.params);
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    node.Plans?.forEach(walk);
+  };
+  walk(rows[0]!['QUERY PLAN'][0].Plan);
+  return nodes;
+}
+
+async function expectIndexed(query: SqlQuery | null, indexes: RegExp[]) {
+  expect(query).not.toBeNull();
+  const nodes = await planOf(query!);
+  const summary = nodes.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
+  const seqScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && MAP_TABLES.includes(n['Relation Name'] ?? ''));
+  expect(seqScans, summary).toEqual([]);
+  for (const index of indexes) expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), `${index} in ${summary}`).toBe(true);
+}
+
+const viewer = (over: Partial<MapViewer> = {}): MapViewer => ({ territoryId, residentsOnlyVisible: true, blockedUserIds: [], ...over });
+
+describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)', () => {
+  it('the pins page, every type: one UNION ALL query, each branch from its index', async () => {
+    await expectIndexed(pinsQuery(viewer(), { types: PIN_TYPES }, 0, 20), [
+      /^map_entity_listed_idx$/,
+      /^territory_asset_active_idx$/,
+      /^alert_validated_territory_idx$/,
+      /^event_territory_id_starts_at_utc_index$/,
+      /^media_attachment_/,
+      /^media_asset_pkey$/,
+    ]);
+  });
+
+  it('the pins page for a visitor who blocked someone, with asset filters, and a later page', async () => {
+    const v = viewer({ residentsOnlyVisible: false, blockedUserIds: [users[0]!.id, users[1]!.id] });
+    await expectIndexed(pinsQuery(v, { types: PIN_TYPES, assetTypes: ['natural'], assetSubtypes: ['river'] }, 200, 20), [/^map_entity_listed_idx$/]);
+    await expectIndexed(pinsQuery(v, { types: ['asset'], assetId: '0190a4f6-0000-7000-8000-000000000000' }, 0, 20), [/^territory_asset_/]);
+    await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^(map_entity_listed_idx|post_feed_idx|post_map_entity_idx)$/]);
+  });
+
+  it('the pins count', async () => {
+    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id] }), { types: PIN_TYPES }), [/^map_entity_listed_idx$/, /^territory_asset_active_idx$/]);
+  });
+
+  it('the entity list and its count', async () => {
+    await expectIndexed(entityListQuery(viewer({ residentsOnlyVisible: false }), 0, 20), [/^map_entity_listed_idx$/]);
+    await expectIndexed(entityCountQuery(viewer({ blockedUserIds: [users[3]!.id] })), [/^map_entity_listed_idx$/]);
+  });
+
+  it('answers the same pins through the API as the query returns', async () => {
+    const [{ n: entities }] = (await t.sql<{ n: number }>(
+      `select count(*)::int as n from map_entity where territory_id = $1 and status in ('SUGGESTED', 'VALIDATED') and visibility = 'PUBLIC'`,
+      [territoryId],
+    )) as [{ n: number }];
+    const user = users[4]!;
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territoryId}&types=entity&pageSize=5`, headers: user.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ totalCount: entities, pageSize: 5 });
+  });
+});

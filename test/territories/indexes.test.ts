@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nearbyQuery, searchQuery, territoryByIdQuery, type SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+  // A few thousand ACTIVE territories spread over the globe (plus some PENDING). VACUUM (not only ANALYZE) also
+  // moves the GIN indexes' pending-list entries into the index proper, as autovacuum does in a live database.
+  await t.sql(`
+    insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+    select gen_random_uuid(), now(), 'Bairro ' || i || ' ' || substr(md5(i::text), 1, 8), null,
+           'Cidade ' || substr(md5((i % 400)::text), 1, 6), case when i % 500 = 0 then 'ZZ' else 'Estado ' || (i % 300) end,
+           ((i * 37) % 12000) / 100.0 - 60, ((i * 91) % 36000) / 100.0 - 180, 5,
+           case when i % 10 = 0 then 'PENDING' else 'ACTIVE' end, '{}', '{}'
+      from generate_series(1, 5000) as i`);
+  await t.sql('vacuum analyze territory');
+});
+afterAll(() => t.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The plan nodes of the query exactly as the service sends it (MikroORM inlines the parameters). */
+async function planOf(query: SqlQuery): Promise<PlanNode[]> {
+  const rows = await t.deps.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${query.sql}`, query.params);
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    node.Plans?.forEach(walk);
+  };
+  walk(rows[0]!['QUERY PLAN'][0].Plan);
+  return nodes;
+}
+
+async function expectIndexed(query: SqlQuery, index: RegExp) {
+  const nodes = await planOf(query);
+  const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
+  expect(nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'territory'), summary).toBe(false);
+  expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), summary).toBe(true);
+}
+
+describe('territory read paths use indexes (EXPLAIN on 5000 rows)', () => {
+  it('nearby: GiST bounding-box prefilter', async () => {
+    await expectIndexed(nearbyQuery({ lat: -23.55, lng: -46.63, radiusKm: 25, limit: 20 }), /^territory_active_geo_idx$/);
+    // Split box across the antimeridian.
+    await expectIndexed(nearbyQuery({ lat: 10, lng: 179.99, radiusKm: 100, limit: 20 }), /^territory_active_geo_idx$/);
+  });
+
+  it('search by q (name, city or state), city and state: trigram indexes', async () => {
+    await expectIndexed(searchQuery({ q: '1234', offset: 0, limit: 20 }), /^territory_active_name_trgm_idx$/);
+    const [{ city }] = (await t.sql<{ city: string }>(`select city from territory limit 1`)) as [{ city: string }];
+    await expectIndexed(searchQuery({ city: city.toUpperCase(), offset: 0, limit: 20 }), /^territory_active_city_trgm_idx$/);
+    await expectIndexed(searchQuery({ state: 'estado 137', offset: 0, limit: 20 }), /^territory_active_state_trgm_idx$/);
+    await expectIndexed(searchQuery({ q: '1234', city: city, state: 'estado 1', offset: 0, limit: 20 }), /_trgm_idx$/);
+  });
+
+  it('short search terms: prefix indexes', async () => {
+    await expectIndexed(searchQuery({ state: 'zz', offset: 0, limit: 20 }), /^territory_active_state_prefix_idx$/);
+  });
+
+  it('the plain list and by-id', async () => {
+    await expectIndexed(searchQuery({ offset: 0, limit: 20 }), /^territory_active_name_idx$/);
+    const [row] = await t.sql<{ id: string }>(`select id from territory limit 1`);
+    await expectIndexed(territoryByIdQuery(row!.id), /^territory_pkey$/);
+  });
+
+  it('returns the same rows through the API', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/territories/search?state=zz&take=100' });
+    expect(res.statusCode).toBe(200);
+    const [{ n }] = (await t.sql<{ n: number }>(`select count(*)::int as n from territory where state = 'ZZ' and status = 'ACTIVE'`)) as [{ n: number }];
+    expect((res.json() as unknown[]).length).toBe(n);
+  });
+});
