@@ -12,6 +12,9 @@ interface ReadyMessage {
   url: string;
 }
 
+/** Every child still running: the tear-down stops them, started or still starting. */
+export const runningChildren = new Set<ChildProcess>();
+
 export interface ServerChild {
   name: string;
   url: string;
@@ -26,6 +29,8 @@ export function startServerChild(name: string, script: string, env: NodeJS.Proce
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  runningChildren.add(child);
+  child.once('exit', () => runningChildren.delete(child));
   const stop = () => stopChild(child, 5000);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

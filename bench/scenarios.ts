@@ -14,6 +14,7 @@ import {
   type TerritoryRow,
 } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
+import { eventsNearbyScenario } from './events-nearby.js';
 
 export interface RequestPair {
   /** Path and query of the API call. */
@@ -155,6 +156,8 @@ export const scenarios: Scenario[] = [
       },
     },
   },
+  // After the territory scenarios: its seed step needs the territories.
+  eventsNearbyScenario,
 ];
 
 /** Deterministic PRNG (mulberry32), so each run sends the same requests. */

@@ -66,9 +66,10 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   // Commits that write outbox rows signal the dispatcher (NOTIFY outbox_pending).
   orm.em.getEventManager().registerSubscriber(new OutboxNotifySubscriber());
   const runWorkers = config.jobsEnabled && config.role !== 'api';
-  const jobs = new JobRunner(databaseUrl, orm, runWorkers);
+  const storage = new LocalDiskStorage(join(config.dataDir, 'files'));
+  const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
-  const deps: AppDeps = { config, orm, storage: new LocalDiskStorage(join(config.dataDir, 'files')), jobs, realtime };
+  const deps: AppDeps = { config, orm, storage, jobs, realtime };
 
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },

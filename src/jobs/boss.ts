@@ -2,6 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { PgBoss } from 'pg-boss';
 import { runAuthCleanup } from './auth-cleanup.job.js';
 import { dispatchOutbox } from './outbox-dispatch.job.js';
+import { runMediaCleanup } from './media-cleanup.job.js';
+import type { Storage } from '../platform/storage.js';
 import { QUEUES, QUEUE_NAMES } from './queues.js';
 
 export const BOSS_SCHEMA = 'pgboss';
@@ -89,6 +91,7 @@ export class JobRunner {
     connectionString: string,
     private readonly orm: MikroORM,
     private readonly runWorkers: boolean,
+    private readonly storage: Storage,
   ) {
     this.boss = new PgBoss({ connectionString, schema: BOSS_SCHEMA, max: 4 });
     // pg-boss reports transient errors as events; without a listener Node would crash on them.
@@ -109,6 +112,10 @@ export class JobRunner {
       await dispatchOutbox(this.orm.em.fork());
     });
     await this.boss.schedule(QUEUES.outboxDispatch.name, QUEUES.outboxDispatch.cron, {});
+    await this.boss.work(QUEUES.mediaCleanup.name, async () => {
+      await runMediaCleanup(this.orm.em.fork(), this.storage);
+    });
+    await this.boss.schedule(QUEUES.mediaCleanup.name, QUEUES.mediaCleanup.cron, {});
   }
 
   async stop() {

@@ -12,6 +12,8 @@ export const QUEUES = {
    * see src/jobs/outbox-dispatch.job.ts); the per-minute schedule is the backstop.
    */
   outboxDispatch: { name: 'outbox-dispatch', payload: z.object({}).strict(), cron: '* * * * *' },
+  /** Removes the stored bytes of media marked deleted (deleting a post marks its media inside its transaction). */
+  mediaCleanup: { name: 'media-cleanup', payload: z.object({}).strict(), cron: '*/5 * * * *' },
 } as const;
 
 export type QueueKey = keyof typeof QUEUES;

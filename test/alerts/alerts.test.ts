@@ -94,6 +94,22 @@ describe('POST /api/v1/alerts', () => {
     expect(await alertCounts()).toEqual(before);
   });
 
+  it("is 400 naming the rule when the territory's moderation rules refuse the content, writing nothing", async () => {
+    const ruled = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const resident = await newResident(t, ruled);
+    await t.sql(
+      `insert into territory_moderation_rule (id, created_at_utc, territory_id, rule_type, name, config, is_active, updated_at_utc)
+       values (gen_random_uuid(), now(), $1, 'ContentType', 'Plain posts only', '{"allowedTypes": ["POST"]}', true, now())`,
+      [ruled.id],
+    );
+    const before = await alertCounts();
+    const res = await report(resident, alertBody(ruled));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'MODERATION_RULE_VIOLATION' });
+    expect(res.json().detail).toContain('Plain posts only');
+    expect(await alertCounts()).toEqual(before);
+  });
+
   it.each([
     ['a title over 200 characters', { title: 'x'.repeat(201) }, 'title'],
     ['no title', { title: undefined }, 'title'],
@@ -229,5 +245,18 @@ describe('GET /api/v1/alerts and /alerts/paged', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=nope`, headers: user.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}` })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}` })).statusCode).toBe(401);
+  });
+});
+
+describe('the same procedures over tRPC', () => {
+  it('reports and validates an alert through /trpc', async () => {
+    const territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const reporter = await newResident(t, territory);
+    const curator = await newCurator(t, territory);
+    const created = await t.app.inject({ method: 'POST', url: '/trpc/alerts.report', headers: reporter.headers, payload: alertBody(territory) });
+    expect(created.statusCode).toBe(200);
+    const alert = created.json().result.data as { id: string };
+    const decided = await t.app.inject({ method: 'POST', url: '/trpc/alerts.validate', headers: curator.headers, payload: { alertId: alert.id, validated: true } });
+    expect(decided.json().result.data).toMatchObject({ id: alert.id, status: 'VALIDATED' });
   });
 });

@@ -188,6 +188,23 @@ describe('POST /api/v1/events', () => {
     expect(await eventCounts()).toEqual(before);
   });
 
+  it("is 400 naming the rule when the territory's moderation rules refuse the content, writing nothing", async () => {
+    const ruled = await newTerritory(t);
+    const resident = await newResident(t, ruled);
+    await t.sql(
+      `insert into territory_moderation_rule (id, created_at_utc, territory_id, rule_type, name, config, is_active, updated_at_utc)
+       values ($1, now(), $2, 'ProhibitedWords', 'No raves', '{"words": ["rave"]}', true, now())`,
+      [newId(), ruled.id],
+    );
+    const before = await eventCounts();
+    const res = await createEvent(resident, eventBody(ruled, { description: 'A RAVE by the river' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('MODERATION_RULE_VIOLATION');
+    expect(res.json().detail).toContain('No raves');
+    expect(await eventCounts()).toEqual(before);
+    expect((await createEvent(resident, eventBody(ruled, { description: 'A picnic' }))).statusCode).toBe(201);
+  });
+
   it('sanitizes free text', async () => {
     const resident = await newResident(t, territory);
     const res = await createEvent(resident, eventBody(territory, { title: '<b>Fair</b>', locationLabel: '<script>x</script>Park' }));
@@ -434,5 +451,23 @@ describe('POST /api/v1/events/{eventId}/cancel', () => {
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN}/cancel`, headers: otherResident.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/events/nope/cancel', headers: otherResident.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/cancel` })).statusCode).toBe(401);
+  });
+});
+
+describe('the same procedures over tRPC', () => {
+  it('creates an event and marks interest through /trpc', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const create = await t.app.inject({ method: 'POST', url: '/trpc/events.create', headers: resident.headers, payload: eventBody(territory) });
+    expect(create.statusCode).toBe(200);
+    const event = create.json().result.data as { id: string };
+    const interest = await t.app.inject({ method: 'POST', url: '/trpc/events.interest', headers: resident.headers, payload: { eventId: event.id } });
+    expect(interest.json().result.data).toMatchObject({ id: event.id, interestedCount: 1, myParticipation: 'INTEREST' });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/trpc/events.list?input=${encodeURIComponent(JSON.stringify({ territoryId: territory.id }))}`,
+      headers: resident.headers,
+    });
+    expect(list.json().result.data.map((e: { id: string }) => e.id)).toEqual([event.id]);
   });
 });

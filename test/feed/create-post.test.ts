@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, newResident, newTerritory, newUser, newVisitor, type TestTerritory } from '../factories/index.js';
 import { TINY_JPEG_8X8, TINY_MP4, TINY_PNG, TINY_WEBM } from '../factories/media-files.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
-import { addModerationRule, createPost, type FeedItem, UNKNOWN_ID, uploadMedia } from './helpers.js';
+import { addModerationRule, createPost, type FeedItem, insertAsset, insertMapEntity, UNKNOWN_ID, uploadMedia } from './helpers.js';
 
 let t: TestApp;
 let territory: TestTerritory;
@@ -47,13 +47,33 @@ describe('POST /api/v1/feed', () => {
     expect(located.json()).toEqual(post);
   });
 
-  it('stores the map entity and asset ids it references', async () => {
+  it('stores the map entity and the assets it references', async () => {
     const author = await newResident(t, territory);
-    const mapEntityId = '0190a4f6-1111-7000-8000-000000000001';
-    const assetId = '0190a4f6-2222-7000-8000-000000000002';
-    const res = await createPost(t, author, body({ mapEntityId, assetIds: [assetId, assetId] }));
+    const mapEntityId = await insertMapEntity(t, territory.id, author.id);
+    const assetId = await insertAsset(t, territory.id, author.id);
+    const res = await createPost(t, author, body({ mapEntityId: mapEntityId.toUpperCase(), assetIds: [assetId, assetId.toUpperCase()] }));
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ mapEntityId, assetIds: [assetId] });
+  });
+
+  it('is 404 for a map entity or asset that is unknown, of another territory or rejected; nothing is written', async () => {
+    const author = await newResident(t, territory);
+    const elsewhere = await newTerritory(t);
+    const before = await countRows(t, 'post');
+    const bad = [
+      { mapEntityId: UNKNOWN_ID },
+      { mapEntityId: await insertMapEntity(t, elsewhere.id, author.id) },
+      { mapEntityId: await insertMapEntity(t, territory.id, author.id, 'REJECTED') },
+      { assetIds: [await insertAsset(t, territory.id, author.id), UNKNOWN_ID] },
+      { assetIds: [await insertAsset(t, elsewhere.id, author.id)] },
+      { assetIds: [await insertAsset(t, territory.id, author.id, 'Rejected')] },
+    ];
+    for (const extra of bad) {
+      const res = await createPost(t, author, body(extra));
+      expect(res.statusCode, JSON.stringify(extra)).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'NOT_FOUND' });
+    }
+    expect(await countRows(t, 'post')).toBe(before);
   });
 
   it('sanitizes text: tags and angle brackets are stripped', async () => {

@@ -74,3 +74,25 @@ export async function addModerationRule(t: TestApp, territoryId: string, ruleTyp
     [newId(), territoryId, ruleType, name, JSON.stringify(config), isActive],
   );
 }
+
+/** A map entity row of the territory (the map domain's table), for posts that reference one. */
+export async function insertMapEntity(t: TestApp, territoryId: string, createdByUserId: string, status = 'VALIDATED'): Promise<string> {
+  const id = newId();
+  await t.sql(
+    `insert into map_entity (id, created_at_utc, updated_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status)
+     values ($1, now(), now(), $2, $3, 'Square', 'public space', -23.55, -46.63, 'PUBLIC', $4)`,
+    [id, territoryId, createdByUserId, status],
+  );
+  return id;
+}
+
+/** A territory asset row (the assets domain's table), for posts that reference one. */
+export async function insertAsset(t: TestApp, territoryId: string, createdByUserId: string, status = 'Active'): Promise<string> {
+  const id = newId();
+  await t.sql(
+    `insert into territory_asset (id, created_at_utc, updated_at_utc, territory_id, created_by_user_id, type, name, geo_anchors, status)
+     values ($1, now(), now(), $2, $3, 'natural', 'River', $4, $5)`,
+    [id, territoryId, createdByUserId, JSON.stringify([{ latitude: -23.55, longitude: -46.63 }]), status],
+  );
+  return id;
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
-import { type FeedItem, feedIds, insertPost, postOk, UNKNOWN_ID } from './helpers.js';
+import { type FeedItem, feedIds, insertAsset, insertMapEntity, insertPost, postOk, UNKNOWN_ID } from './helpers.js';
 
 let t: TestApp;
 let territory: TestTerritory;
@@ -154,13 +154,14 @@ describe('feed filters', () => {
   it('mapEntityId and assetId keep the posts referencing them', async () => {
     const place = await newTerritory(t);
     const poster = await newResident(t, place);
-    const mapEntityId = '0190a4f6-3333-7000-8000-000000000003';
-    const assetId = '0190a4f6-4444-7000-8000-000000000004';
+    const mapEntityId = await insertMapEntity(t, place.id, poster.id);
+    const assetId = await insertAsset(t, place.id, poster.id);
     const onEntity = await postOk(t, poster, place.id, { mapEntityId });
-    const onAsset = await postOk(t, poster, place.id, { assetIds: [assetId, '0190a4f6-5555-7000-8000-000000000005'] });
+    const onAsset = await postOk(t, poster, place.id, { assetIds: [assetId, await insertAsset(t, place.id, poster.id)] });
     await postOk(t, poster, place.id);
     expect(await feedIds(t, poster, `territoryId=${place.id}&mapEntityId=${mapEntityId}`)).toEqual([onEntity.id]);
     expect(await feedIds(t, poster, `territoryId=${place.id}&assetId=${assetId}`)).toEqual([onAsset.id]);
+    expect(await feedIds(t, poster, `territoryId=${place.id}&assetId=${assetId.toUpperCase()}`)).toEqual([onAsset.id]);
     const bad = await t.app.inject({ method: 'GET', url: `/api/v1/feed?territoryId=${place.id}&assetId=x`, headers: poster.headers });
     expect(bad.statusCode).toBe(400);
   });

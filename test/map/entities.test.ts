@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/platform/ids.js';
 import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { block } from './seed.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -50,8 +50,6 @@ async function listIds(user: TestUser, territory: { id: string }) {
   return (res.json() as EntityBody[]).map((e) => e.id);
 }
 
-const block = (blocker: TestUser, blocked: TestUser) =>
-  t.sql(`insert into user_block (id, created_at_utc, blocker_user_id, blocked_user_id) values ($1, now(), $2, $3)`, [newId(), blocker.id, blocked.id]);
 
 describe('POST /api/v1/map/entities', () => {
   let territory: TestTerritory;
@@ -170,7 +168,7 @@ describe('GET /api/v1/map/entities (+ /paged): visibility layers', () => {
 
   it("hides the entities of users the caller blocked (and only from the caller)", async () => {
     const blocker = await newResident(t, territory);
-    await block(blocker, blockedAuthor);
+    await block(t, blocker, blockedAuthor);
     const ids = await listIds(blocker, territory);
     expect(ids).not.toContain(byBlocked.id);
     expect(ids).toContain(publicOne.id);

@@ -29,12 +29,12 @@ beforeAll(async () => {
     [ids, userIds],
   );
   await t.sql(
-    `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
+    `with entities as (select id, territory_id, row_number() over (order by id) - 1 as n from map_entity)
+     insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
      select gen_random_uuid(), now() - i * interval '1 minute', e.territory_id, ($1::uuid[])[1 + i % 5], 'Post ' || i, 'content', 'POST',
             case when i % 4 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end, case when i % 11 = 0 then 'HIDDEN' else 'PUBLISHED' end,
             case when i % 10 = 0 then e.id end, now()
-       from generate_series(1, 12000) as i
-       join lateral (select id, territory_id from map_entity order by id offset (i % 6000) limit 1) e on true`,
+       from generate_series(1, 12000) as i join entities e on e.n = i % 6000`,
     [userIds],
   );
   await t.sql(
@@ -73,6 +73,17 @@ beforeAll(async () => {
      )
      insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order)
      select gen_random_uuid(), now(), m.id, o.owner_type, o.owner_id, 0 from owners o join media m on m.storage_key = 'k/' || o.n`,
+    [userIds],
+  );
+  // Most attachments belong to other content (chat messages, items): the map reads a small part of the table.
+  await t.sql(
+    `with media as (
+       insert into media_asset (id, created_at_utc, uploaded_by_user_id, media_type, mime_type, size_bytes, storage_key)
+       select gen_random_uuid(), now(), ($1::uuid[])[1 + i % 5], 'IMAGE', 'image/png', 68, 'chat/' || i from generate_series(1, 30000) as i
+       returning id
+     )
+     insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order)
+     select gen_random_uuid(), now(), id, 'CHAT_MESSAGE', gen_random_uuid(), 0 from media`,
     [userIds],
   );
   for (const table of MAP_TABLES) await t.sql(`vacuum analyze ${table}`);

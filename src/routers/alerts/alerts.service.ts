@@ -10,6 +10,7 @@ import { AppError, badRequest, forbidden, notFound } from '../../platform/proble
 import { hasPermission } from '../../trpc/procedures.js';
 import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
 import { activeTerritory } from '../memberships/memberships.service.js';
+import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import { resolveTerritoryId } from '../territories/territories.service.js';
 import type { AlertOutput, ReportAlertInput } from './alerts.schemas.js';
@@ -68,6 +69,8 @@ export async function reportAlert(em: EntityManager, user: AuthUser, sessionId: 
   const territory = await activeTerritory(em, territoryId);
   if (!(await isMember(em, territoryId, user.id))) throw forbidden('Only members (visitors or residents) of this territory can report alerts.', 'NOT_MEMBER');
   if (!hasFlag(territory, 'ALERTPOSTS')) throw badRequest('Alerts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERTS_DISABLED');
+  // The alert becomes an ALERT feed post: the community's content rules apply to it as to any post.
+  await enforceModerationRules(em, territoryId, { title: input.title, content: input.description, type: 'ALERT' });
 
   return em.transactional(async (tx) => {
     const alert = tx.create(Alert, {
@@ -83,7 +86,6 @@ export async function reportAlert(em: EntityManager, user: AuthUser, sessionId: 
       decidedAtUtc: null,
       decidedByUserId: null,
     });
-    await tx.flush();
     const post = await createSystemPost(tx, {
       territoryId,
       authorUserId: user.id,

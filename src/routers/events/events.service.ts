@@ -10,6 +10,7 @@ import { conflict, forbidden, notFound, validationFailed } from '../../platform/
 import { createSystemPost } from '../feed/feed.service.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
 import { activeTerritory } from '../memberships/memberships.service.js';
+import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import type { SqlQuery } from '../territories/territories.queries.js';
 import { resolveTerritoryId } from '../territories/territories.service.js';
@@ -92,9 +93,9 @@ function checkDates(startsAt: Date, endsAt: Date | null | undefined) {
 }
 
 /**
- * A member (VISITOR or RESIDENT) of the territory creates a SCHEDULED event. In one transaction: the event with
- * the creator's role, its media (cover first), an EVENT feed post referencing it, and an EVENT_CREATED notification
- * to the territory's residents.
+ * A member (VISITOR or RESIDENT) of the territory creates a SCHEDULED event, subject to the territory's active
+ * moderation rules as its feed post is. In one transaction: the event with the creator's role, its media (cover
+ * first), an EVENT feed post referencing it, and an EVENT_CREATED notification to the territory's residents.
  */
 export async function createEvent(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateEventInput): Promise<EventOutput> {
   const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
@@ -102,6 +103,8 @@ export async function createEvent(em: EntityManager, user: AuthUser, sessionId: 
   const role = await membershipRole(em, territoryId, user.id);
   if (!role) throw forbidden('Only members (visitors or residents) of this territory can create events.', 'NOT_MEMBER');
   checkDates(input.startsAtUtc, input.endsAtUtc);
+  // The event becomes an EVENT feed post: the community's content rules apply to it as to any post.
+  await enforceModerationRules(em, territoryId, { title: input.title, content: input.description ?? '', type: 'EVENT' });
 
   const eventId = await em.transactional(async (tx) => {
     const hasMedia = Boolean(input.coverMediaId) || input.additionalMediaIds.length > 0;
@@ -132,7 +135,6 @@ export async function createEvent(em: EntityManager, user: AuthUser, sessionId: 
       postId: null,
       cancelledAtUtc: null,
     });
-    await tx.flush();
     if (media.length > 0) attachMedia(tx, { ownerType: 'EVENT', ownerId: event.id, mediaIds: media.map((m) => m.id) });
     const post = await createSystemPost(tx, {
       territoryId,

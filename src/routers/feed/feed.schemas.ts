@@ -78,6 +78,9 @@ const tags = z
   .max(20)
   .transform((list) => [...new Set(list)]);
 
+// Stored ids compare with the database's lower-case text form.
+const lowerId = zId.transform((id) => id.toLowerCase());
+
 export const createPostInput = z.object({
   /** Else the territory selected for the `X-Session-Id` session. */
   territoryId: zId.nullish(),
@@ -87,9 +90,11 @@ export const createPostInput = z.object({
   visibility: lenientEnum(POST_VISIBILITIES).default('PUBLIC'),
   mediaIds: z.array(zId).max(50).default([]),
   tags: tags.default([]),
-  mapEntityId: zId.nullish(),
+  /** A map entity of the territory the post is about. */
+  mapEntityId: lowerId.nullish(),
+  /** Territory assets the post refers to, as context. */
   assetIds: z
-    .array(zId)
+    .array(lowerId)
     .max(20)
     .default([])
     .transform((list) => [...new Set(list)]),
@@ -112,7 +117,7 @@ const feedFilters = {
   territoryId: zId.optional(),
   filterByInterests: queryFlag,
   mapEntityId: zId.optional(),
-  assetId: zId.optional(),
+  assetId: lowerId.optional(),
 };
 export const feedListInput = z.object({ ...feedFilters, ...skipTakeInput() });
 export const feedPagedInput = z.object({ ...feedFilters, ...pageInput });

@@ -23,6 +23,7 @@ import {
   feedPageQuery,
   myPostsCountQuery,
   myPostsQuery,
+  pgArrayLiteral,
   postByIdQuery,
   type SqlQuery,
 } from './feed.queries.js';
@@ -221,6 +222,26 @@ async function residentsToNotify(em: EntityManager, territoryId: string, authorU
 }
 
 /**
+ * The map entity and the assets a post references must be of its territory; rejected ones cannot be referenced.
+ * An unknown reference is a 404 naming it, like any unknown id.
+ */
+async function assertReferences(em: EntityManager, territoryId: string, mapEntityId: string | null, assetIds: string[]) {
+  if (mapEntityId) {
+    const rows = await em.execute(`select 1 from map_entity where id = ? and territory_id = ? and status <> 'REJECTED'`, [mapEntityId, territoryId]);
+    if (rows.length === 0) throw notFound('Map entity');
+  }
+  if (assetIds.length > 0) {
+    const rows = await em.execute<{ id: string }[]>(
+      `select id from territory_asset where id = any(?::uuid[]) and territory_id = ? and status <> 'Rejected'`,
+      [pgArrayLiteral(assetIds), territoryId],
+    );
+    const found = new Set(rows.map((r) => r.id));
+    const missing = assetIds.find((id) => !found.has(id));
+    if (missing) throw notFound(`Asset ${missing}`);
+  }
+}
+
+/**
  * A validated resident (RESIDENT of the territory) posts. Clients create POST and ALERT posts (ALERT needs the
  * territory's ALERTPOSTS flag); EVENT posts come only from creating an event. The active moderation rules and the
  * media rules apply; the post, its media and the POST_CREATED outbox row for the residents commit together.
@@ -234,6 +255,7 @@ export async function createPost(em: EntityManager, user: AuthUser, sessionId: s
     throw badRequest('Alert posts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERT_POSTS_DISABLED');
   }
   await enforceModerationRules(em, territoryId, { title: input.title, content: input.content, type: input.type });
+  await assertReferences(em, territoryId, input.mapEntityId ?? null, input.assetIds);
 
   const postId = await em.transactional(async (tx) => {
     if (input.mediaIds.length > 0) {

@@ -199,16 +199,18 @@ const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter) => Branch
   media: (viewer) => {
     const posts = entityPosts(viewer);
     const events = scheduledEvents(viewer);
-    const owners = `(select 'POST'::text as owner_type, p.id as owner_id, e.latitude, e.longitude, p.title from ${posts.from} where ${posts.where.sql}
+    // The owner type is a literal in each join, so both columns of the attachment index are known.
+    const attached = `(select ma.media_asset_id, e.latitude, e.longitude, p.title
+        from ${posts.from} join media_attachment ma on ma.owner_type = 'POST' and ma.owner_id = p.id where ${posts.where.sql}
       union all
-      select 'EVENT'::text, ev.id, ev.latitude, ev.longitude, ev.title from ${events.from} where ${events.where.sql}) o`;
+      select ma.media_asset_id, ev.latitude, ev.longitude, ev.title
+        from ${events.from} join media_attachment ma on ma.owner_type = 'EVENT' and ma.owner_id = ev.id where ${events.where.sql}) o`;
     const where = new Where().add('m.deleted_at_utc is null');
     // The owners' parameters come first in the text.
     where.params.unshift(...posts.where.params, ...events.where.params);
     return {
       select: pin('media', 'm.id', 'o.latitude', 'o.longitude', 'coalesce(m.title, o.title)', 'm.created_at_utc'),
-      from: `${owners} join media_attachment ma on ma.owner_type = o.owner_type and ma.owner_id = o.owner_id
-        join media_asset m on m.id = ma.media_asset_id`,
+      from: `${attached} join media_asset m on m.id = o.media_asset_id`,
       where,
       order: 'm.created_at_utc desc, m.id desc',
     };
@@ -220,8 +222,8 @@ function textArrayItem(value: string) {
   return `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }
 
-const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter));
 const PIN_ORDER = Object.keys(RANK) as PinType[];
+const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter));
 
 /**
  * The pins the viewer may see, grouped by type in the spec's order, newest first within a type (events by start).

@@ -34,7 +34,8 @@ export const mediaRoutes: PlainRoutes = {
       return reply.status(201).header('Location', mediaUrl(created.id)).type('application/json').send(mediaAssetOutput.parse(created));
     });
 
-    app.get(MEDIA_PATH.replace('{id}', ':id'), async (request, reply) => {
+    // Media are read as part of feed, event and item pages: the feed-read bucket, not the global one.
+    app.get(MEDIA_PATH.replace('{id}', ':id'), { config: { rateLimit: rateLimitRouteConfig(deps.config, 'feedRead') } }, async (request, reply) => {
       requireUser(request);
       const params = mediaParams.safeParse(request.params);
       if (!params.success) throw validationFailed('id', 'must be a UUID');
