@@ -15,6 +15,7 @@ import {
 } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
+import { mapPinsScenario } from './map-pins.js';
 
 export interface RequestPair {
   /** Path and query of the API call. */
@@ -158,6 +159,8 @@ export const scenarios: Scenario[] = [
   },
   // After the territory scenarios: its seed step needs the territories.
   eventsNearbyScenario,
+  // After the events scenario: its seed step adds map content to seeded territories (with their events).
+  mapPinsScenario,
 ];
 
 /** Deterministic PRNG (mulberry32), so each run sends the same requests. */

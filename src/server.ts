@@ -1,9 +1,6 @@
 import { join } from 'node:path';
-import { buildApp } from './app.js';
 import { ConfigError, type AppConfig, loadConfig } from './config.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
-import { seedDemoData } from './db/seed/demo.js';
-import { seedSystemConfig } from './db/seed/system-config.js';
 
 function readConfig(): AppConfig {
   try {
@@ -30,10 +27,23 @@ async function main() {
     databaseUrl = embedded.url('territory');
   }
 
-  const built = await buildApp(config, databaseUrl, { migrate: true });
-  // The settings the code reads exist in every database (missing keys only; operators' values are kept).
-  await seedSystemConfig(built.deps.orm.em.fork());
-  if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
+  // Loaded after the configuration is accepted: a refusal prints its message without loading the whole app.
+  const [{ buildApp }, { seedDemoData }, { seedSystemConfig }] = await Promise.all([
+    import('./app.js'),
+    import('./db/seed/demo.js'),
+    import('./db/seed/system-config.js'),
+  ]);
+  let built: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    built = await buildApp(config, databaseUrl, { migrate: true });
+    // The settings the code reads exist in every database (missing keys only; operators' values are kept).
+    await seedSystemConfig(built.deps.orm.em.fork());
+    if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
+  } catch (error) {
+    // Never leave an embedded PostgreSQL running behind a failed start.
+    await embedded?.stop();
+    throw error;
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

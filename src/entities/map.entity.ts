@@ -9,9 +9,6 @@ export type MapEntityVisibility = (typeof MAP_ENTITY_VISIBILITIES)[number];
 export const MAP_ENTITY_STATUSES = ['SUGGESTED', 'VALIDATED', 'REJECTED'] as const;
 export type MapEntityStatus = (typeof MAP_ENTITY_STATUSES)[number];
 
-// Lists and pins only ever read the statuses members may see, so their index is partial on them.
-const LISTED = `where status in ('SUGGESTED', 'VALIDATED')`;
-
 /**
  * A place on a territory's map (establishment, public space, natural space...). `confirmationCount` is kept on the
  * row, changed in the same statement that records a confirmation, so a list page is one indexed query.
@@ -35,10 +32,11 @@ export const MapEntity = defineEntity({
     updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
   indexes: [
-    // Entity list and entity pins: a territory's listed entities, newest first.
+    // Entity list and pins: a territory's entities, newest first (status and visibility are filters on it). Not
+    // partial, so it also serves the territory foreign key's cascade.
     {
-      name: 'map_entity_listed_idx',
-      expression: `create index "map_entity_listed_idx" on "map_entity" ("territory_id", "created_at_utc" desc, "id" desc) ${LISTED}`,
+      name: 'map_entity_territory_idx',
+      expression: `create index "map_entity_territory_idx" on "map_entity" ("territory_id", "created_at_utc" desc, "id" desc)`,
     },
   ],
 });

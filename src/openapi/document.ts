@@ -74,7 +74,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
     const isJourney = path.startsWith('/api/v2/');
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
       if (!operation?.responses) continue;
-      if (isJourney && operation.security) operation.security = [{ ClientCredentials: [] }];
+      // The generator lists every scheme on protected operations; each API version has exactly one.
+      if (operation.security) operation.security = isJourney ? [{ ClientCredentials: [] }] : [{ BearerAuth: [] }];
       const success = statusByOperation.get(`${method} ${path}`);
       if (success && operation.responses['200']) {
         const ok = operation.responses['200'];

@@ -126,7 +126,7 @@ const viewer = (over: Partial<MapViewer> = {}): MapViewer => ({ territoryId, res
 describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)', () => {
   it('the pins page, every type: one UNION ALL query, each branch from its index', async () => {
     await expectIndexed(pinsQuery(viewer(), { types: PIN_TYPES }, 0, 20), [
-      /^map_entity_listed_idx$/,
+      /^map_entity_territory_idx$/,
       /^territory_asset_active_idx$/,
       /^alert_validated_territory_idx$/,
       /^event_territory_id_starts_at_utc_index$/,
@@ -137,18 +137,18 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
 
   it('the pins page for a visitor who blocked someone, with asset filters, and a later page', async () => {
     const v = viewer({ residentsOnlyVisible: false, blockedUserIds: [users[0]!.id, users[1]!.id] });
-    await expectIndexed(pinsQuery(v, { types: PIN_TYPES, assetTypes: ['natural'], assetSubtypes: ['river'] }, 200, 20), [/^map_entity_listed_idx$/]);
+    await expectIndexed(pinsQuery(v, { types: PIN_TYPES, assetTypes: ['natural'], assetSubtypes: ['river'] }, 200, 20), [/^map_entity_territory_idx$/]);
     await expectIndexed(pinsQuery(v, { types: ['asset'], assetId: '0190a4f6-0000-7000-8000-000000000000' }, 0, 20), [/^territory_asset_/]);
-    await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^(map_entity_listed_idx|post_feed_idx|post_map_entity_idx)$/]);
+    await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^(map_entity_territory_idx|post_feed_idx|post_map_entity_idx)$/]);
   });
 
   it('the pins count', async () => {
-    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id] }), { types: PIN_TYPES }), [/^map_entity_listed_idx$/, /^territory_asset_active_idx$/]);
+    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id] }), { types: PIN_TYPES }), [/^map_entity_territory_idx$/, /^territory_asset_active_idx$/]);
   });
 
   it('the entity list and its count', async () => {
-    await expectIndexed(entityListQuery(viewer({ residentsOnlyVisible: false }), 0, 20), [/^map_entity_listed_idx$/]);
-    await expectIndexed(entityCountQuery(viewer({ blockedUserIds: [users[3]!.id] })), [/^map_entity_listed_idx$/]);
+    await expectIndexed(entityListQuery(viewer({ residentsOnlyVisible: false }), 0, 20), [/^map_entity_territory_idx$/]);
+    await expectIndexed(entityCountQuery(viewer({ blockedUserIds: [users[3]!.id] })), [/^map_entity_territory_idx$/]);
   });
 
   it('answers the same pins through the API as the query returns', async () => {

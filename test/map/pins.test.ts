@@ -102,7 +102,7 @@ describe('GET /api/v1/map/pins', () => {
       `media:${ids.eventMedia}`,
       `media:${ids.postMedia}`,
     ]);
-    const byKey = (type: string, id: string) => list.filter((p) => p.type === type && p.id === id);
+    const byKey = (type: string, id: string | undefined) => list.filter((p) => p.type === type && p.id === id);
     expect(byKey('entity', ids.entity)[0]).toEqual({ type: 'entity', id: ids.entity, latitude: -23.501, longitude: -46.601, title: 'Bakery', assetType: null, assetSubtype: null });
     // A post is placed at its entity.
     expect(byKey('post', ids.post)[0]).toMatchObject({ latitude: -23.501, longitude: -46.601, title: 'Fresh bread' });

@@ -88,9 +88,8 @@ export const twoFactorRequiredOutput = z
   .meta({ id: 'TwoFactorRequired' });
 export type TwoFactorRequiredOutput = z.infer<typeof twoFactorRequiredOutput>;
 
-export const socialLoginOutput = z
-  .discriminatedUnion('twoFactorRequired', [loginOutput, twoFactorRequiredOutput])
-  .meta({ id: 'SocialLoginResult' });
+// A plain union: a boolean discriminator becomes string mapping keys ("true"/"false") in generated REST clients.
+export const socialLoginOutput = z.union([loginOutput, twoFactorRequiredOutput]).meta({ id: 'SocialLoginResult' });
 
 export const twoFactorSetupOutput = z
   .object({

@@ -1,7 +1,7 @@
 /**
  * SQL of the map read paths (entity list, pins), explicit columns and `?` placeholders as
  * `em.getConnection().execute(sql, params)` takes them; a benchmark baseline can run the same text through
- * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_listed_idx (entities,
+ * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_territory_idx (entities,
  * and the posts and media reached through them), event (territory_id, starts_at_utc), alert_validated_territory_idx,
  * territory_asset_active_idx. The status literals are written out so those partial indexes apply.
  */

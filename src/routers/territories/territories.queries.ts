@@ -135,8 +135,18 @@ function searchWhere(filter: SearchFilter): SqlQuery {
 /** ACTIVE territories matching every given filter, by name; no filter at all is the plain list. */
 export function searchQuery(filter: SearchFilter & { offset: number; limit: number }): SqlQuery {
   const where = searchWhere(filter);
+  const filtered = Boolean(filter.q?.trim() || filter.city?.trim() || filter.state?.trim());
+  if (!filtered) {
+    return {
+      sql: `select ${COLUMNS} from territory t where ${where.sql} order by t.name, t.id offset ?::int limit ?::int`,
+      params: [...where.params, filter.offset, filter.limit],
+    };
+  }
+  // Matches first (trigram/prefix indexes), then sort: left to itself the planner walks the name index and discards
+  // most of the table when the matches sort late (measured: ~1 s for "Vila d" on 100k rows).
   return {
-    sql: `select ${COLUMNS} from territory t where ${where.sql} order by t.name, t.id offset ?::int limit ?::int`,
+    sql: `with matches as materialized (select ${COLUMNS} from territory t where ${where.sql})
+          select * from matches order by name, id offset ?::int limit ?::int`,
     params: [...where.params, filter.offset, filter.limit],
   };
 }
