@@ -1,99 +1,144 @@
 /**
- * The map-pins scenario and its seed: `GET /api/v1/map/pins` against a bare route doing the same work with `pg`
- * (the territory check, the caller's role and blocks, then the pins SQL of src/routers/map/map.queries.ts).
- * Listed in scenarios.ts.
+ * The map-pins scenario and its seed: `GET /api/v1/map/pins/paged` on one territory full of map content against a
+ * bare route doing the same work with `pg` as src/routers/map/map.service.ts `pagePins`: the territory check, the
+ * caller's role and blocks, then the pins and pin-count SQL of src/routers/map/map.queries.ts. Listed in
+ * scenarios.ts.
  */
 import type pg from 'pg';
-import { type MapViewer, type PinRow, pinsQuery } from '../src/routers/map/map.queries.js';
+import { type MapViewer, type PinFilter, type PinRow, pinsCountQuery, pinsQuery } from '../src/routers/map/map.queries.js';
 import { PIN_TYPES, type PinType } from '../src/routers/map/map.schemas.js';
-import { toNumberedParams } from '../src/routers/territories/territories.queries.js';
+import { pageOffset, toPage } from '../src/platform/pagination.js';
+import { type SqlQuery, toNumberedParams } from '../src/routers/territories/territories.queries.js';
 import type { Scenario } from './scenarios.js';
-import type { SeedStep } from './seed.js';
+import type { BenchSize, SeedStep } from './seed.js';
 
-/** People who map places, post and report in the seeded territories. */
+/** People who map places, post and report in the seeded territory. */
 const MAPPERS = 50;
 const SUBTYPES = ['river', 'stream', 'spring', 'waterfall', 'well', 'potable_water'];
+const PAGE_SIZE = 50;
+/** The requests rotate over the first pages of each filter. */
+const PAGES = 50;
+
+/** Rows per kind in the map territory: tens of thousands in a full run, a fiftieth of it in smoke. */
+function mapCounts(size: BenchSize) {
+  const full = { entities: 20_000, placedPosts: 12_000, assets: 3_000, alerts: 3_000, events: 1_000 };
+  if (size.mode === 'full') return full;
+  return Object.fromEntries(Object.entries(full).map(([k, v]) => [k, v / 50])) as typeof full;
+}
 
 /**
- * Map content in some ACTIVE territories (500 in a full run, 20 in smoke): per territory 60 entities (a quarter
- * RESIDENTS_ONLY, a ninth REJECTED), 40 published posts placed at entities (10 with an image), 20 assets with two
- * anchors each (three quarters Active), 12 alerts (two thirds VALIDATED, most with coordinates). Events come from
- * the events step when it ran (scenarios.ts lists this scenario after it).
+ * The map's territory: one ACTIVE territory picked the same way every run (the feed scenario takes the other end of
+ * the md5 order).
+ */
+async function mapTerritoryId(db: pg.Client): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(`select id from territory where status = 'ACTIVE' order by md5(id::text) limit 1`);
+  const id = rows[0]?.id;
+  if (!id) throw new Error('the map seed needs the territories step first');
+  return id;
+}
+
+/**
+ * Map content in one territory, within ~1 km of its centre: entities (a quarter RESIDENTS_ONLY, a ninth REJECTED),
+ * published posts placed at entities (a fifth RESIDENTS_ONLY, one in twenty hidden; an image on every sixth),
+ * assets with one to three anchors (three quarters Active), alerts (two thirds VALIDATED, most with coordinates)
+ * and events (a tenth cancelled). Runs after the territories step (scenarios.ts lists this scenario after them).
  */
 export const mapSeed: SeedStep = {
   name: 'map',
   async run(db, size) {
-    const territories = size.mode === 'smoke' ? 20 : 500;
+    const counts = mapCounts(size);
+    const territoryId = await mapTerritoryId(db);
     await db.query('select setseed(0.31)');
     await db.query(
       `insert into app_user (id, created_at_utc, display_name, auth_provider, external_id, identity_verification_status)
        select gen_random_uuid(), now(), 'Mapper ' || i, 'bench', 'bench-mapper-' || i, 'Unverified' from generate_series(1, $1::int) as i`,
       [MAPPERS],
     );
-    const mappers = `(select array_agg(id) as ids from app_user where external_id like 'bench-mapper-%') u`;
-    await db.query(
-      `create temporary table map_territory as
-       select id, latitude, longitude from territory where status = 'ACTIVE' order by md5(id::text) limit $1::int`,
-      [territories],
-    );
+    const mappers = `(select array_agg(id order by external_id) as ids from app_user where external_id like 'bench-mapper-%') u`;
+    const territory = `(select id, latitude, longitude from territory where id = $1::uuid) t`;
+    const near = (column: 'latitude' | 'longitude') => `t.${column} + (random() - 0.5) * 0.02`;
     await db.query(
       `insert into map_entity (id, created_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status,
                                confirmation_count, updated_at_utc)
-       select gen_random_uuid(), now() - make_interval(mins => g.i * 97), t.id, u.ids[1 + floor(random() * ${MAPPERS})::int],
+       select gen_random_uuid(), now() - make_interval(mins => g.i * 17), t.id, u.ids[1 + floor(random() * ${MAPPERS})::int],
               'Place ' || g.i, (array['establishment', 'public space', 'natural space'])[1 + g.i % 3],
-              t.latitude + (random() - 0.5) * 0.02, t.longitude + (random() - 0.5) * 0.02,
+              ${near('latitude')}, ${near('longitude')},
               case when g.i % 4 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end,
               case when g.i % 9 = 0 then 'REJECTED' when g.i % 2 = 0 then 'VALIDATED' else 'SUGGESTED' end,
               floor(random() * 20)::int, now()
-         from map_territory t cross join generate_series(1, 60) as g(i), ${mappers}`,
+         from ${territory} cross join generate_series(1, $2::int) as g(i), ${mappers}`,
+      [territoryId, counts.entities],
     );
+    // Each post at an entity spread over the whole list (k-th entity in id order), not at the first ones.
     await db.query(
-      `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
-       select gen_random_uuid(), now() - make_interval(mins => g.i * 53), t.id, u.ids[1 + floor(random() * ${MAPPERS})::int],
+      `with entities as (
+         select id, row_number() over (order by id) - 1 as k from map_entity where territory_id = $1::uuid
+       )
+       insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
+       select gen_random_uuid(), now() - make_interval(mins => g.i * 23), $1::uuid, u.ids[1 + floor(random() * ${MAPPERS})::int],
               'News from place ' || g.i, 'Something happened here', 'POST',
-              case when g.i % 5 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end, 'PUBLISHED',
-              (select e.id from map_entity e where e.territory_id = t.id order by e.id offset (g.i % 60) limit 1), now()
-         from map_territory t cross join generate_series(1, 40) as g(i), ${mappers}`,
+              case when g.i % 5 = 0 then 'RESIDENTS_ONLY' else 'PUBLIC' end,
+              case when g.i % 20 = 7 then 'HIDDEN' else 'PUBLISHED' end, e.id, now()
+         from generate_series(1, $2::int) as g(i)
+         join entities e on e.k = (g.i * 7919) % (select count(*) from entities), ${mappers}`,
+      [territoryId, counts.placedPosts],
     );
+    // The storage key carries the post id, which the attachment reads back.
     await db.query(
       `with placed as (
-         select p.id, p.author_user_id, row_number() over (partition by p.territory_id order by p.id) as n
-           from post p join map_territory t on t.id = p.territory_id where p.map_entity_id is not null
+         select p.id, p.author_user_id, row_number() over (order by p.id) as n
+           from post p where p.territory_id = $1::uuid and p.map_entity_id is not null
        ), media as (
          insert into media_asset (id, created_at_utc, uploaded_by_user_id, media_type, mime_type, size_bytes, storage_key, title)
          select gen_random_uuid(), now() - make_interval(mins => n::int), author_user_id, 'IMAGE', 'image/jpeg', 120000,
                 'bench/map/' || id, case when n % 2 = 0 then 'Photo ' || n end
-           from placed where n <= 10
+           from placed where n % 6 = 0
          returning id, storage_key
        )
        insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order)
        select gen_random_uuid(), now(), m.id, 'POST', substr(m.storage_key, 11)::uuid, 0 from media m`,
+      [territoryId],
     );
     await db.query(
       `insert into territory_asset (id, created_at_utc, territory_id, created_by_user_id, type, subtype, name, description, geo_anchors, status,
                                     validation_count, updated_at_utc)
-       select gen_random_uuid(), now() - make_interval(hours => g.i * 5), t.id, u.ids[1 + floor(random() * ${MAPPERS})::int],
+       select gen_random_uuid(), now() - make_interval(mins => g.i * 41), t.id, u.ids[1 + floor(random() * ${MAPPERS})::int],
               a.type, case when a.type = 'natural' then (array[${SUBTYPES.map((s) => `'${s}'`).join(', ')}])[1 + g.i % ${SUBTYPES.length}] end,
               'Asset ' || g.i, null,
-              jsonb_build_array(jsonb_build_object('latitude', t.latitude + (random() - 0.5) * 0.02, 'longitude', t.longitude + (random() - 0.5) * 0.02),
-                                jsonb_build_object('latitude', t.latitude + (random() - 0.5) * 0.02, 'longitude', t.longitude + (random() - 0.5) * 0.02)),
+              (select jsonb_agg(jsonb_build_object('latitude', ${near('latitude')}, 'longitude', ${near('longitude')}) order by k)
+                 from generate_series(0, g.i % 3) as k),
               case when g.i % 4 = 0 then 'Suggested' else 'Active' end, floor(random() * 30)::int, now()
-         from map_territory t cross join generate_series(1, 20) as g(i)
+         from ${territory} cross join generate_series(1, $2::int) as g(i)
          cross join lateral (select (array['natural', 'cultural', 'community'])[1 + g.i % 3] as type) a, ${mappers}`,
+      [territoryId, counts.assets],
     );
     await db.query(
       `insert into alert (id, created_at_utc, territory_id, title, description, latitude, longitude, status, reported_by_user_id)
-       select gen_random_uuid(), now() - make_interval(hours => g.i * 7), t.id, 'Alert ' || g.i, 'Water shortage reported',
-              case when g.i % 5 = 0 then null else t.latitude + (random() - 0.5) * 0.02 end,
-              case when g.i % 5 = 0 then null else t.longitude + (random() - 0.5) * 0.02 end,
+       select gen_random_uuid(), now() - make_interval(mins => g.i * 31), t.id, 'Alert ' || g.i, 'Water shortage reported',
+              case when g.i % 5 = 0 then null else ${near('latitude')} end,
+              case when g.i % 5 = 0 then null else ${near('longitude')} end,
               case when g.i % 3 = 0 then 'PENDING' else 'VALIDATED' end, u.ids[1 + floor(random() * ${MAPPERS})::int]
-         from map_territory t cross join generate_series(1, 12) as g(i), ${mappers}`,
+         from ${territory} cross join generate_series(1, $2::int) as g(i), ${mappers}`,
+      [territoryId, counts.alerts],
     );
-    await db.query('drop table map_territory');
-    await db.query('analyze map_entity; analyze post; analyze territory_asset; analyze alert; analyze media_asset; analyze media_attachment');
+    await db.query(
+      `insert into event (id, created_at_utc, territory_id, title, description, starts_at_utc, ends_at_utc, latitude, longitude,
+                          location_label, cover_media_id, additional_media_ids, status, created_by_user_id, created_by_membership, post_id)
+       select gen_random_uuid(), now() - interval '40 days', t.id, 'Gathering ' || g.i, null,
+              now() + make_interval(hours => g.i * 5 - 24 * 30), null, ${near('latitude')}, ${near('longitude')},
+              null, null, '{}', case when g.i % 10 = 0 then 'CANCELLED' else 'SCHEDULED' end,
+              u.ids[1 + floor(random() * ${MAPPERS})::int], 'RESIDENT', null
+         from ${territory} cross join generate_series(1, $2::int) as g(i), ${mappers}`,
+      [territoryId, counts.events],
+    );
+    await db.query('analyze map_entity; analyze post; analyze territory_asset; analyze alert; analyze event; analyze media_asset; analyze media_attachment');
     const { rows } = await db.query<Record<string, number>>(
-      `select (select count(*)::int from map_entity) as "mapEntities", (select count(*)::int from territory_asset) as assets,
-              (select count(*)::int from alert) as alerts, (select count(*)::int from post where map_entity_id is not null) as "placedPosts"`,
+      `select (select count(*)::int from map_entity where territory_id = $1::uuid) as "mapEntities",
+              (select count(*)::int from post where territory_id = $1::uuid and map_entity_id is not null) as "mapPlacedPosts",
+              (select count(*)::int from territory_asset where territory_id = $1::uuid) as "mapAssets",
+              (select count(*)::int from alert where territory_id = $1::uuid) as "mapAlerts",
+              (select count(*)::int from event where territory_id = $1::uuid) as "mapEvents"`,
+      [territoryId],
     );
     return rows[0] ?? {};
   },
@@ -111,43 +156,88 @@ function viewerId(pool: pg.Pool) {
 /** What the map service reads about the caller before the pins query: the territory, their role, whom they blocked. */
 async function viewerOf(pool: pg.Pool, territoryId: string): Promise<MapViewer | null> {
   const userId = await viewerId(pool);
-  const [exists, role, blocked] = await Promise.all([
-    pool.query('select 1 from territory where id = $1', [territoryId]),
+  const exists = await pool.query('select 1 from territory where id = $1', [territoryId]);
+  if (exists.rowCount === 0) return null;
+  const [role, blocked] = await Promise.all([
     pool.query<{ role: string }>('select role from territory_membership where territory_id = $1 and user_id = $2', [territoryId, userId]),
     pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [userId]),
   ]);
-  if (exists.rowCount === 0) return null;
   return { territoryId, residentsOnlyVisible: role.rows[0]?.role === 'RESIDENT', blockedUserIds: blocked.rows.map((r) => r.blocked_user_id) };
 }
+
+async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery | null, empty: T[]): Promise<T[]> {
+  if (!query) return empty;
+  const { sql, params } = toNumberedParams(query);
+  return (await pool.query<T>(sql, params)).rows;
+}
+
+/** A CSV query value as the API reads it: trimmed, lower-cased, empties dropped, duplicates removed; absent: undefined. */
+function csv(raw: string | undefined): string[] | undefined {
+  const entries = [...new Set((raw ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean))];
+  return entries.length > 0 ? entries : undefined;
+}
+
+/**
+ * The filters a map client sends: everything (the first pages are entities), the layers over the entities, the
+ * natural assets (water sources), the entities alone, what is happening (alerts and events).
+ */
+const FILTERS: Array<Record<string, string>> = [
+  {},
+  { types: 'post,event,asset,alert,media' },
+  { types: 'asset', assetTypes: 'natural' },
+  { types: 'entity' },
+  { types: 'alert,event' },
+];
 
 const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 export const mapPinsScenario: Scenario = {
   name: 'map pins',
   seed: mapSeed,
+  // The bench user is not a member of the map's territory: they see its PUBLIC layer.
   authenticated: true,
   async requests({ db, random, count }) {
-    const { rows } = await db.query<{ territory_id: string }>('select distinct territory_id from map_entity order by territory_id');
-    return Array.from({ length: count }, () => {
-      const territoryId = rows[Math.floor(random() * rows.length)]?.territory_id ?? '00000000-0000-0000-0000-000000000000';
-      // Half the calls ask for every type (the first page is mostly entities), half for the other layers only.
-      const types: Record<string, string> = random() < 0.5 ? {} : { types: 'post,event,asset,alert,media' };
-      const query = qs({ territoryId, ...types, take: 50 });
-      return { api: `/api/v1/map/pins?${query}`, baseline: `/baseline/map/pins?${query}` };
+    const territoryId = await mapTerritoryId(db);
+    // Every filter with every one of the first pages, in a seeded shuffled order.
+    const pairs = FILTERS.flatMap((filter) => Array.from({ length: PAGES }, (_, i) => ({ filter, pageNumber: i + 1 })));
+    for (let i = pairs.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [pairs[i], pairs[j]] = [pairs[j] as (typeof pairs)[number], pairs[i] as (typeof pairs)[number]];
+    }
+    return pairs.slice(0, count).map(({ filter, pageNumber }) => {
+      const query = qs({ territoryId, ...filter, pageNumber, pageSize: PAGE_SIZE });
+      return { api: `/api/v1/map/pins/paged?${query}`, baseline: `/baseline/map/pins/paged?${query}` };
     });
   },
   baseline: {
-    path: '/baseline/map/pins',
+    path: '/baseline/map/pins/paged',
     async handler(pool, request, reply) {
       const q = request.query as Record<string, string | undefined>;
       const viewer = await viewerOf(pool, q.territoryId ?? '');
       if (!viewer) return reply.code(404).send({ status: 404 });
-      const types = q.types ? (q.types.split(',') as PinType[]) : PIN_TYPES;
-      const query = pinsQuery(viewer, { types }, Number(q.skip ?? 0), Number(q.take ?? 20));
-      if (!query) return [];
-      const { sql, params } = toNumberedParams(query);
-      const { rows } = await pool.query<PinRow>(sql, params);
-      return rows.map((r) => ({ type: r.type, id: r.id, latitude: r.latitude, longitude: r.longitude, title: r.title, assetType: r.asset_type, assetSubtype: r.asset_subtype }));
+      const pageNumber = Number(q.pageNumber ?? 1);
+      const pageSize = Number(q.pageSize ?? 20);
+      const filter: PinFilter = {
+        types: (csv(q.types) as PinType[] | undefined) ?? PIN_TYPES,
+        assetId: q.assetId,
+        assetTypes: csv(q.assetTypes),
+        assetSubtypes: csv(q.assetSubtypes),
+      };
+      const { offset, limit } = pageOffset(pageNumber, pageSize);
+      const [rows, total] = await Promise.all([
+        runQuery<PinRow>(pool, pinsQuery(viewer, filter, offset, limit), []),
+        runQuery<{ total: number }>(pool, pinsCountQuery(viewer, filter), [{ total: 0 }]),
+      ]);
+      const items = rows.map((r) => ({
+        type: r.type,
+        id: r.id,
+        latitude: r.latitude,
+        longitude: r.longitude,
+        title: r.title,
+        assetType: r.asset_type,
+        assetSubtype: r.asset_subtype,
+      }));
+      return toPage(items, total[0]?.total ?? 0, pageNumber, pageSize);
     },
   },
 };

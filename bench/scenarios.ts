@@ -16,6 +16,7 @@ import {
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
 import { mapPinsScenario } from './map-pins.js';
+import { feedReadScenario } from './feed-read.js';
 
 export interface RequestPair {
   /** Path and query of the API call. */
@@ -159,8 +160,10 @@ export const scenarios: Scenario[] = [
   },
   // After the territory scenarios: its seed step needs the territories.
   eventsNearbyScenario,
-  // After the events scenario: its seed step adds map content to seeded territories (with their events).
+  // After the territory scenarios: its seed step adds map content and events to one seeded territory.
   mapPinsScenario,
+  // After the events scenario: its seed step fills one seeded territory's feed, EVENT posts announcing its event.
+  feedReadScenario,
 ];
 
 /** Deterministic PRNG (mulberry32), so each run sends the same requests. */

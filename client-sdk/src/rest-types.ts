@@ -2230,11 +2230,8 @@ export interface components {
         };
         SocialLoginResult: components["schemas"]["LoginResult"] | components["schemas"]["TwoFactorRequired"];
         LoginResult: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            twoFactorRequired: "false";
+            /** @constant */
+            twoFactorRequired: false;
             user: components["schemas"]["AuthUser"];
             /** @description Access token (JWT, HS256) for Authorization: Bearer */
             token: string;
@@ -2252,11 +2249,8 @@ export interface components {
             twoFactorEnabled: boolean;
         };
         TwoFactorRequired: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            twoFactorRequired: "true";
+            /** @constant */
+            twoFactorRequired: true;
             /** Format: uuid */
             challengeId: string;
             /**

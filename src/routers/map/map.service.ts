@@ -183,6 +183,14 @@ export async function confirmEntity(em: EntityManager, user: AuthUser, entityId:
   return { created, entity: await loadEntity(em, entityId) };
 }
 
+interface RelationDbRow {
+  id: string;
+  entity_id: string;
+  user_id: string;
+  created_at_utc: string;
+}
+const RELATION_COLUMNS = `id, entity_id, user_id, to_char(created_at_utc at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at_utc`;
+
 /**
  * A verified resident (RESIDENT with a residency verification) of the entity's territory relates themselves to
  * it; one relation per user and entity, so a repeat answers the existing one (`created` false).
@@ -197,21 +205,16 @@ export async function relateToEntity(em: EntityManager, user: AuthUser, entityId
      on conflict (entity_id, user_id) do nothing returning ${RELATION_COLUMNS}`,
     [newId(), clock.now(), entityId, user.id],
   );
-  const [row] = inserted.length > 0 ? inserted : await em.execute<RelationDbRow[]>(`select ${RELATION_COLUMNS} from map_entity_relation where entity_id = ? and user_id = ?`, [entityId, user.id]);
+  const [row] =
+    inserted.length > 0
+      ? inserted
+      : await em.execute<RelationDbRow[]>(`select ${RELATION_COLUMNS} from map_entity_relation where entity_id = ? and user_id = ?`, [entityId, user.id]);
   if (!row) throw notFound('Map entity');
   return {
     created: inserted.length > 0,
     relation: { id: row.id, entityId: row.entity_id, userId: row.user_id, createdAtUtc: row.created_at_utc },
   };
 }
-
-interface RelationDbRow {
-  id: string;
-  entity_id: string;
-  user_id: string;
-  created_at_utc: string;
-}
-const RELATION_COLUMNS = `id, entity_id, user_id, to_char(created_at_utc at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at_utc`;
 
 // ---- Pins ----
 

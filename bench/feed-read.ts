@@ -1,0 +1,254 @@
+/**
+ * The feed-read scenario and its seed: `GET /api/v1/feed/paged` on one large territory against a bare route doing
+ * the same work with `pg` as src/routers/feed/feed.service.ts `pageFeed`: the territory and membership lookup, the
+ * caller's blocks, the page and count queries of feed.queries.ts, then the media URLs of the page. Listed in
+ * scenarios.ts.
+ */
+import type pg from 'pg';
+import {
+  type FeedFilter,
+  type FeedRow,
+  type FeedViewer,
+  feedCountQuery,
+  feedPageQuery,
+  type SqlQuery,
+} from '../src/routers/feed/feed.queries.js';
+import { toNumberedParams } from '../src/routers/territories/territories.queries.js';
+import { pageOffset, toPage } from '../src/platform/pagination.js';
+import type { Scenario } from './scenarios.js';
+import type { BenchSize, SeedStep } from './seed.js';
+
+/** Few authors write the whole feed (as in a real neighbourhood, a handful of people post most). */
+const AUTHORS = 8;
+const TAGS = ['news', 'safety', 'events', 'market', 'lost and found', 'transport', 'water', 'schools', 'health', 'sports', 'culture', 'help'];
+const PAGE_SIZE = 20;
+/** Readers page through the newest posts: the requests rotate over the first pages. */
+const PAGES = 50;
+
+const postsOf = (size: BenchSize) => (size.mode === 'smoke' ? 5_000 : 200_000);
+
+/**
+ * The feed's territory: one ACTIVE territory picked the same way every run, from the other end of the md5 order than
+ * the map scenario's, so the two never share a territory.
+ */
+async function feedTerritoryId(db: pg.Client): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(`select id from territory where status = 'ACTIVE' order by md5(id::text) desc limit 1`);
+  const id = rows[0]?.id;
+  if (!id) throw new Error('the feed seed needs the territories step first');
+  return id;
+}
+
+const sqlTextArray = (items: readonly string[]) => `array[${items.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]::text[]`;
+
+/**
+ * ~200k posts (smoke: 5k) in one territory, one every two minutes back from now: 30 % RESIDENTS_ONLY, 7.5 % not
+ * PUBLISHED (hidden, rejected, pending), eight authors, zero to two tags, skewed like/comment/share counts, every
+ * 50th an EVENT post announcing the territory's event (when the events step ran), and an image on every 10th post
+ * (two on every 50th). Runs after the territories step (scenarios.ts lists this scenario after the territory ones).
+ */
+export const feedSeed: SeedStep = {
+  name: 'feed',
+  async run(db, size) {
+    const territoryId = await feedTerritoryId(db);
+    await db.query('select setseed(0.57)');
+    await db.query(
+      `insert into app_user (id, created_at_utc, display_name, auth_provider, external_id, identity_verification_status)
+       select gen_random_uuid(), now(), 'Feed author ' || i, 'bench', 'bench-feed-author-' || i, 'Unverified' from generate_series(1, $1::int) as i`,
+      [AUTHORS],
+    );
+    await db.query(
+      `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, tags, map_entity_id,
+                         asset_ids, event_id, alert_id, like_count, comment_count, share_count, updated_at_utc)
+       select gen_random_uuid(), now() - make_interval(secs => g.i * 120), $1::uuid, a.ids[1 + (g.i * 7) % ${AUTHORS}],
+              'Post ' || g.i || ' in the neighbourhood',
+              'Neighbours, here is what happened today (' || g.i || '). ' || repeat('More details follow. ', 1 + g.i % 6),
+              case when ev.id is not null and g.i % 50 = 0 then 'EVENT' else 'POST' end,
+              case when g.i % 10 < 3 then 'RESIDENTS_ONLY' else 'PUBLIC' end,
+              case g.i % 40 when 1 then 'HIDDEN' when 2 then 'REJECTED' when 3 then 'PENDING' else 'PUBLISHED' end,
+              case g.i % 4 when 0 then '{}'::text[]
+                           when 1 then array[t.tags[1 + g.i % ${TAGS.length}]]
+                           else array[t.tags[1 + g.i % ${TAGS.length}], t.tags[1 + (g.i % ${TAGS.length} + 1 + (g.i / 7) % ${TAGS.length - 1}) % ${TAGS.length}]] end,
+              null, '{}'::text[], case when ev.id is not null and g.i % 50 = 0 then ev.id end, null,
+              floor(power(random(), 3) * 60)::int, floor(power(random(), 2) * 15)::int, floor(power(random(), 4) * 6)::int,
+              now() - make_interval(secs => g.i * 120)
+         from generate_series(1, $2::int) as g(i),
+              (select array_agg(id order by external_id) as ids from app_user where external_id like 'bench-feed-author-%') a,
+              (select (select id from event where territory_id = $1::uuid order by id limit 1) as id) ev,
+              (select ${sqlTextArray(TAGS)} as tags) t`,
+      [territoryId, postsOf(size)],
+    );
+    // The media of a post: the storage key carries the post id and the display order, which the attachment reads back.
+    await db.query(
+      `with owners as (
+         select id, author_user_id, n from (
+           select p.id, p.author_user_id, row_number() over (order by p.created_at_utc desc, p.id desc) as n
+             from post p where p.territory_id = $1::uuid) s
+          where n % 10 = 0
+       ), media as (
+         insert into media_asset (id, created_at_utc, uploaded_by_user_id, media_type, mime_type, size_bytes, storage_key, title)
+         select gen_random_uuid(), now(), o.author_user_id, 'IMAGE', 'image/jpeg', 150000, 'bench/feed/' || o.id || '/' || k.k, null
+           from owners o cross join lateral generate_series(0, case when o.n % 50 = 0 then 1 else 0 end) as k(k)
+         returning id, storage_key
+       )
+       insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order)
+       select gen_random_uuid(), now(), m.id, 'POST', split_part(m.storage_key, '/', 3)::uuid, split_part(m.storage_key, '/', 4)::int from media m`,
+      [territoryId],
+    );
+    await db.query('analyze post; analyze media_asset; analyze media_attachment');
+    const { rows } = await db.query<{ posts: number; published: number; media: number }>(
+      `select count(*)::int as posts, (count(*) filter (where status = 'PUBLISHED'))::int as published,
+              (select count(*)::int from media_attachment a join post p on p.id = a.owner_id where a.owner_type = 'POST' and p.territory_id = $1::uuid) as media
+         from post where territory_id = $1::uuid`,
+      [territoryId],
+    );
+    return { feedPosts: rows[0]?.posts ?? 0, feedPublishedPosts: rows[0]?.published ?? 0, feedMedia: rows[0]?.media ?? 0 };
+  },
+};
+
+/**
+ * The reader's side of the feed: the bench user becomes a geo-verified RESIDENT of the feed territory (so
+ * RESIDENTS_ONLY posts are in their feed) and has liked some posts (so `likedByMe` varies). The bench user is
+ * inserted after the seed steps (run.ts), so this runs when the requests are built, once per run.
+ */
+async function prepareReader(db: pg.Client, territoryId: string) {
+  const user = `(select id from app_user where auth_provider = 'bench' and external_id = 'bench-user')`;
+  await db.query(
+    `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, geo_verified_at_utc, document_verified_at_utc, capabilities)
+     select gen_random_uuid(), now(), $1::uuid, ${user}, 'RESIDENT', now(), null, '{}'::text[]
+     on conflict do nothing`,
+    [territoryId],
+  );
+  await db.query(
+    `with liked as (
+       insert into post_like (post_id, user_id, created_at_utc)
+       select p.id, ${user}, now() from post p where p.territory_id = $1::uuid and p.like_count > 0 and md5(p.id::text) < '2'
+       on conflict do nothing returning post_id
+     )
+     update post set like_count = like_count + 1 where id in (select post_id from liked)`,
+    [territoryId],
+  );
+}
+
+/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
+let benchUserId: Promise<string> | null = null;
+function viewerId(pool: pg.Pool) {
+  benchUserId ??= pool
+    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
+    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
+  return benchUserId;
+}
+
+async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
+  const { sql, params } = toNumberedParams(query);
+  return (await pool.query<T>(sql, params)).rows;
+}
+
+/** The same lookup as the media service's `mediaUrlsOf` (the ORM expands the id list into one placeholder each). */
+async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
+  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const unique = [...new Set(ids)];
+  const { rows } = await pool.query<{ owner_id: string; media_asset_id: string }>(
+    `select a.owner_id, a.media_asset_id
+       from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
+      where a.owner_type = $1 and a.owner_id in (${unique.map((_, i) => `$${i + 2}`).join(', ')})
+      order by a.owner_id, a.display_order`,
+    ['POST', ...unique],
+  );
+  for (const row of rows) out.get(row.owner_id)?.push(`/api/v1/media/${row.media_asset_id}`);
+  return out;
+}
+
+/** The API's JSON of a feed item, built by hand: what a bare route would answer. */
+const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
+  id: r.id,
+  territoryId: r.territory_id,
+  title: r.title,
+  content: r.content,
+  type: r.type,
+  visibility: r.visibility,
+  status: r.status,
+  tags: r.tags,
+  mapEntityId: r.map_entity_id,
+  assetIds: r.asset_ids,
+  likeCount: r.like_count,
+  commentCount: r.comment_count,
+  shareCount: r.share_count,
+  likedByMe: r.liked_by_me,
+  mediaUrls,
+  event:
+    r.event_id && r.event_title !== null && r.event_starts_at_utc !== null
+      ? { id: r.event_id, title: r.event_title, startsAtUtc: r.event_starts_at_utc, status: r.event_status ?? '' }
+      : null,
+  author: { id: r.author_user_id, displayName: r.author_display_name },
+  createdAtUtc: r.created_at_utc,
+  updatedAtUtc: r.updated_at_utc,
+});
+
+interface AccessRow {
+  id: string;
+  status: string;
+  role: string | null;
+  capabilities: string[] | null;
+}
+
+const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+
+export const feedReadScenario: Scenario = {
+  name: 'feed read',
+  seed: feedSeed,
+  authenticated: true,
+  async requests({ db, random, count }) {
+    const territoryId = await feedTerritoryId(db);
+    await prepareReader(db, territoryId);
+    // Every one of the first pages once, in a seeded shuffled order.
+    const pages = Array.from({ length: Math.min(PAGES, count) }, (_, i) => i + 1);
+    for (let i = pages.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [pages[i], pages[j]] = [pages[j] as number, pages[i] as number];
+    }
+    return pages.map((pageNumber) => {
+      const query = qs({ territoryId, pageNumber, pageSize: PAGE_SIZE });
+      return { api: `/api/v1/feed/paged?${query}`, baseline: `/baseline/feed/paged?${query}` };
+    });
+  },
+  baseline: {
+    path: '/baseline/feed/paged',
+    async handler(pool, request, reply) {
+      const q = request.query as Record<string, string | undefined>;
+      const territoryId = q.territoryId ?? '';
+      const pageNumber = Number(q.pageNumber ?? 1);
+      const pageSize = Number(q.pageSize ?? PAGE_SIZE);
+      const userId = await viewerId(pool);
+      // As the service: the territory with the caller's membership, then whom the caller blocked.
+      const [access] = (
+        await pool.query<AccessRow>(
+          `select t.id, t.name, t.status, t.enabled_flags, m.role, m.capabilities
+             from territory t left join territory_membership m on m.territory_id = t.id and m.user_id = $1
+            where t.id = $2`,
+          [userId, territoryId],
+        )
+      ).rows;
+      if (!access || access.status !== 'ACTIVE') return reply.code(404).send({ status: 404 });
+      const blocked = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [userId]);
+      // The bench user holds no system permission.
+      const viewer: FeedViewer = {
+        userId,
+        seesResidentsOnly: access.role === 'RESIDENT' || (access.capabilities ?? []).length > 0,
+        blockedUserIds: blocked.rows.map((r) => r.blocked_user_id),
+      };
+      const filter: FeedFilter = { territoryId, anyTags: null, mapEntityId: null, assetId: null };
+      const [rows, count] = await Promise.all([
+        runQuery<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+        runQuery<{ total: number }>(pool, feedCountQuery(viewer, filter)),
+      ]);
+      const media = await mediaUrlsOf(pool, rows.map((r) => r.id));
+      return toPage(
+        rows.map((r) => feedItemJson(r, media.get(r.id) ?? [])),
+        count[0]?.total ?? 0,
+        pageNumber,
+        pageSize,
+      );
+    },
+  },
+};
