@@ -4,6 +4,7 @@ import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
 import type { SqlQuery } from '../../src/routers/territories/territories.queries.js';
 import { newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { planOf } from '../factories/query-plan.js';
 
 let t: TestApp;
 let territoryId: string;
@@ -90,31 +91,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** The plan nodes of the query exactly as the service sends it (MikroORM inlines the parameters). */
-async function planOf(query: SqlQuery): Promise<PlanNode[]> {
-  const rows = await t.deps.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${query.sql}`, query.params);
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    node.Plans?.forEach(walk);
-  };
-  walk(rows[0]!['QUERY PLAN'][0].Plan);
-  return nodes;
-}
-
 async function expectIndexed(query: SqlQuery | null, indexes: RegExp[]) {
   expect(query).not.toBeNull();
-  const nodes = await planOf(query!);
+  const nodes = await planOf(t, query!);
   const summary = nodes.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
   const seqScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && MAP_TABLES.includes(n['Relation Name'] ?? ''));
   expect(seqScans, summary).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type SqlQuery } from '../../src/routers/territories/territories.queries.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { planOf } from '../factories/query-plan.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,30 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** The plan nodes of the query exactly as the service sends it (MikroORM inlines the parameters). */
-async function planOf(query: SqlQuery): Promise<PlanNode[]> {
-  const rows = await t.deps.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${query.sql}`, query.params);
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    node.Plans?.forEach(walk);
-  };
-  walk(rows[0]!['QUERY PLAN'][0].Plan);
-  return nodes;
-}
-
 async function expectIndexed(query: SqlQuery, index: RegExp) {
-  const nodes = await planOf(query);
+  const nodes = await planOf(t, query);
   const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
   expect(nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'territory'), summary).toBe(false);
   expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), summary).toBe(true);
