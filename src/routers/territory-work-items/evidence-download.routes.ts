@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { requireUser } from '../../http/route-auth.js';
 import { zId } from '../../platform/ids.js';
-import { validationFailed } from '../../platform/problems.js';
+import { evidenceFileResponse } from '../evidence/evidence.routes.js';
 import { findEvidence, sendEvidence } from '../evidence/evidence.service.js';
 import type { PlainRoutes } from '../plain-routes.js';
 import { requireTerritoryCapability } from '../../trpc/procedures.js';
@@ -15,12 +15,7 @@ export const territoryEvidenceRoutes: PlainRoutes = {
   register(app, deps) {
     app.get(DOWNLOAD_PATH.replace('{territoryId}', ':territoryId').replace('{evidenceId}', ':evidenceId'), async (request, reply) => {
       const user = requireUser(request);
-      const params = downloadParams.safeParse(request.params);
-      if (!params.success) {
-        const field = String(params.error.issues[0]?.path[0] ?? 'evidenceId');
-        throw validationFailed(field, 'must be a UUID');
-      }
-      const { territoryId, evidenceId } = params.data;
+      const { territoryId, evidenceId } = downloadParams.parse(request.params);
       const em = deps.orm.em.fork() as EntityManager;
       await requireTerritoryCapability(em, user, territoryId, ['CURATOR', 'MODERATOR']);
       // Evidence of another territory is a 404 here, as if it did not exist.
@@ -36,14 +31,7 @@ export const territoryEvidenceRoutes: PlainRoutes = {
         security: [{ BearerAuth: [] }],
         requestParams: { path: downloadParams },
         responses: {
-          '200': {
-            description: 'The file, with its stored content type',
-            headers: z.object({
-              'Content-Disposition': z.string().meta({ description: 'attachment; filename="<evidenceId>.<ext>"' }),
-              'Content-Length': z.string(),
-            }),
-            content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
-          },
+          '200': evidenceFileResponse,
           '400': { description: 'Malformed id' },
           '401': { description: 'Unauthorized' },
           '403': { description: 'Not CURATOR or MODERATOR of the territory' },
