@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 import type { MembershipRole } from './membership.entity.js';
+import { Post } from './post.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -11,8 +12,8 @@ export type ParticipationStatus = (typeof PARTICIPATION_STATUSES)[number];
 
 /**
  * A community event of a territory. Events are public to every signed-in user; the creator's role at creation is
- * kept (`createdByMembership`), and `postId` is the feed post created with it (no foreign key: the post table
- * references the event, not the other way round).
+ * kept (`createdByMembership`), and `postId` is the feed post created with it: a foreign key that becomes null when
+ * the author deletes that post through the feed, so an event never points at a deleted post.
  */
 export const Event = defineEntity({
   name: 'Event',
@@ -32,7 +33,8 @@ export const Event = defineEntity({
     status: p.string().length(20).$type<EventStatus>().default('SCHEDULED'),
     createdByUserId: () => p.manyToOne(User).mapToPk().fieldName('created_by_user_id').deleteRule('cascade'),
     createdByMembership: p.string().length(20).$type<MembershipRole>(),
-    postId: p.uuid().nullable(),
+    // Indexed: deleting a post looks up the events referencing it to set their post_id null.
+    postId: () => p.manyToOne(Post).mapToPk().fieldName('post_id').nullable().deleteRule('set null').index(),
     cancelledAtUtc: p.datetime().nullable(),
   },
   indexes: [

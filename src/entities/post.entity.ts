@@ -45,6 +45,20 @@ export const Post = defineEntity({
       name: 'post_feed_idx',
       expression: `create index "post_feed_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) where status = 'PUBLISHED'`,
     },
+    // The feed's exact totalCount: the rows of post_feed_idx (hence the name) by visibility and author, which is all
+    // the visibility layers and blocks read, so the count is an index-only scan. Few distinct keys: deduplicated
+    // posting lists keep it a fraction of post_feed_idx's size, which the planner needs to prefer it over a
+    // (parallel) sequential scan of a territory holding most posts.
+    {
+      name: 'post_feed_idx_count',
+      expression: `create index "post_feed_idx_count" on "post" ("territory_id", "visibility", "author_user_id") where status = 'PUBLISHED'`,
+    },
+    // Map pins: a territory's published posts placed at an entity, newest first; the included columns let the pin
+    // count read it alone (index-only) before joining the entities.
+    {
+      name: 'post_map_pin_idx',
+      expression: `create index "post_map_pin_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'PUBLISHED' and map_entity_id is not null`,
+    },
     // "My posts" newest first; also serves the author foreign key's cascade.
     { name: 'post_author_idx', expression: `create index "post_author_idx" on "post" ("author_user_id", "created_at_utc" desc, "id" desc)` },
     { name: 'post_map_entity_idx', expression: `create index "post_map_entity_idx" on "post" ("map_entity_id") where map_entity_id is not null` },

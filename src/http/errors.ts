@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
 import { AppError, type FieldError, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
-import { zodFieldErrors } from '../trpc/init.js';
+import { isDataException, zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
 
 const TRPC_STATUS: Record<string, number> = {
@@ -66,9 +66,18 @@ export function classifyError(error: unknown): Classified {
   if (error instanceof TRPCError) {
     if (error.cause instanceof ZodError) return fromZod(error.cause);
     if (error.cause instanceof AppError) return classifyError(error.cause);
+    if (error.cause && error.code === 'INTERNAL_SERVER_ERROR') {
+      const fromCause = classifyError(error.cause);
+      if (fromCause.status < 500) return fromCause;
+    }
     const status = TRPC_STATUS[error.code] ?? 500;
     if (status >= 500) return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
     return { status, code: error.code, detail: error.message };
+  }
+  // PostgreSQL "data exception" (SQLSTATE class 22: out-of-range numbers, NUL bytes, malformed text): a value a
+  // client sent that some validation let through. Never a 500; logged by the caller as a missing validation.
+  if (isDataException(error)) {
+    return { status: 400, code: 'INVALID_VALUE', detail: 'A value in the request is out of range or malformed.' };
   }
   const fastifyError = error as Partial<FastifyError> & { rateLimited?: boolean };
   if (fastifyError.rateLimited) {
@@ -100,6 +109,7 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error, request, reply) => {
     const c = classifyError(error);
     if (c.status >= 500) request.log.error({ err: error }, 'request failed');
+    else if (c.code === 'INVALID_VALUE') request.log.warn({ err: error }, 'a data exception reached the database (missing validation)');
     return sendError(request, reply, c);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -65,9 +65,11 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
     defs: { Problem: problemSchema, JourneyError: journeyErrorSchema },
   });
 
-  const statusByOperation = new Map<string, number>();
+  const statusByOperation = new Map<string, { status: number; idempotentRepeat: boolean }>();
   for (const op of restOperations(router)) {
-    if (op.meta.successStatus) statusByOperation.set(`${op.method.toLowerCase()} ${op.path}`, op.meta.successStatus);
+    if (op.meta.successStatus) {
+      statusByOperation.set(`${op.method.toLowerCase()} ${op.path}`, { status: op.meta.successStatus, idempotentRepeat: op.meta.idempotentRepeat ?? false });
+    }
   }
 
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -80,8 +82,16 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
       if (success && operation.responses['200']) {
         const ok = operation.responses['200'];
         delete operation.responses['200'];
-        operation.responses[String(success)] =
-          success === 204 ? { description: 'No content' } : { ...ok, description: ok.description === 'Successful response' ? 'Created' : ok.description };
+        if (success.status === 204) {
+          operation.responses['204'] = { description: 'No content' };
+        } else {
+          operation.responses['201'] = {
+            ...ok,
+            description: 'Created',
+            headers: { Location: { description: 'URL of the created resource (when it has one)', schema: { type: 'string' } } },
+          } as (typeof operation.responses)[string];
+          if (success.idempotentRepeat) operation.responses['200'] = { ...ok, description: 'Already existed: the existing resource (idempotent repeat)' };
+        }
       }
       for (const status of Object.keys(operation.responses)) {
         if (Number(status) < 400) continue;

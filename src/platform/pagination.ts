@@ -1,14 +1,20 @@
 import { z } from 'zod';
 
+/**
+ * The deepest offset a list serves (10 million rows). Offsets are bound as PostgreSQL integers, so without an upper
+ * bound a huge `skip` or `pageNumber` would fail in the database instead of being a 400.
+ */
+export const MAX_OFFSET = 10_000_000;
+
 /** `/paged` input: 1-based page, 1..100 items; out of range is a 400, never silently clamped. */
 export const pageInput = {
-  pageNumber: z.coerce.number().int().min(1).default(1),
+  pageNumber: z.coerce.number().int().min(1).max(MAX_OFFSET / 100).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
 
 /** Plain list input (`skip`/`take`). */
 export const skipTakeInput = (defaultTake = 20) => ({
-  skip: z.coerce.number().int().min(0).default(0),
+  skip: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
   take: z.coerce.number().int().min(1).max(100).default(defaultTake),
 });
 

@@ -5,9 +5,15 @@ import { z } from 'zod';
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 const TAG = /<[^>]*>/g;
 
-/** Strips HTML tags, stray angle brackets and control characters, then trims. */
+// Bidirectional overrides and isolates can disguise text (e.g. reversed file names); no legitimate input needs them.
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Strips HTML tags, stray angle brackets, control and bidi-override characters, replaces lone UTF-16 surrogates
+ * (PostgreSQL refuses them in jsonb), then trims.
+ */
 export function sanitizeText(value: string): string {
-  return value.replace(TAG, '').replace(/[<>]/g, '').replace(CONTROL, '').trim();
+  return value.toWellFormed().replace(TAG, '').replace(/[<>]/g, '').replace(CONTROL, '').replace(BIDI_CONTROL, '').trim();
 }
 
 /**

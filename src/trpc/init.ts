@@ -10,6 +10,8 @@ export type RateBucket = 'auth' | 'feedRead' | 'write' | 'global';
 export type AppMeta = OpenApiMeta<{
   /** HTTP status of a successful REST call when not 200 (201 created, 204 no content). */
   successStatus?: 201 | 204;
+  /** With `successStatus: 201`: a repeat answers 200 with the existing resource (documented as such). */
+  idempotentRepeat?: boolean;
   /** Defaults: GET -> global, other methods -> write. */
   rateLimit?: RateBucket;
 }>;
@@ -30,8 +32,10 @@ const t = initTRPC
     errorFormatter({ shape, error }) {
       const validation = error.cause instanceof ZodError ? zodFieldErrors(error.cause) : undefined;
       const internal = shape.data.httpStatus >= 500;
+      // The JSON parser's own message would quote the client's bytes back; keep it generic.
+      const parse = shape.data.code === 'PARSE_ERROR' || error.cause instanceof SyntaxError;
       return {
-        message: internal ? 'Internal server error' : validation ? 'Validation failed' : shape.message,
+        message: internal ? 'Internal server error' : parse ? 'The request could not be parsed.' : validation ? 'Validation failed' : shape.message,
         code: shape.code,
         data: {
           code: shape.data.code,
@@ -44,7 +48,22 @@ const t = initTRPC
     },
   });
 
+/** PostgreSQL "data exception" (SQLSTATE class 22): a client's value that no validation caught. */
+export function isDataException(error: unknown): boolean {
+  const state = (error as { sqlState?: unknown; code?: unknown } | null)?.sqlState ?? (error as { code?: unknown } | null)?.code;
+  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
+}
+
+/** Turns a data exception into a 400 for every procedure (REST and /trpc alike), never a 500. */
+const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isDataException(result.error.cause)) {
+    throw new AppError('BAD_REQUEST', 'INVALID_VALUE', 'A value in the request is out of range or malformed.');
+  }
+  return result;
+});
+
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure;
+export const baseProcedure = t.procedure.use(dataExceptionsAsBadRequest);
 export const createCallerFactory = t.createCallerFactory;

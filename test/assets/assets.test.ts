@@ -272,6 +272,90 @@ describe('PATCH /api/v1/assets/{assetId}', () => {
     const [row] = await t.sql<{ name: string }>('select name from territory_asset where id = $1', [asset.id]);
     expect(row?.name).toBe('By curator');
   });
+
+  const auditsOf = (assetId: string) =>
+    t.sql<{ actor_user_id: string; territory_id: string; data: { fields: string[]; before: Record<string, unknown>; after: Record<string, unknown> } }>(
+      `select actor_user_id, territory_id, data from audit_entry where action = 'asset.updated' and subject_id = $1 order by created_at_utc, id`,
+      [assetId],
+    );
+
+  it('audits an edit with the before/after values of the changed fields only; an edit changing nothing is not audited', async () => {
+    const asset = await created(creator, territory);
+    const res = await patch(creator, asset.id, { name: 'Rio Claro', subtype: 'stream', description: 'The river crossing the valley' });
+    expect(res.statusCode, res.body).toBe(200);
+    const audits = await auditsOf(asset.id);
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toEqual({
+      actor_user_id: creator.id,
+      territory_id: territory.id,
+      data: { fields: ['subtype', 'name'], before: { subtype: 'river', name: 'Rio Verde' }, after: { subtype: 'stream', name: 'Rio Claro' } },
+    });
+    expect((await patch(creator, asset.id, { name: 'Rio Claro' })).statusCode).toBe(200);
+    expect(await auditsOf(asset.id)).toHaveLength(1);
+  });
+
+  it('is 409 ASSET_NOT_EDITABLE for an Archived or a Rejected asset, changing nothing and auditing nothing', async () => {
+    const curator = await newCurator(t, territory);
+    const archived = await created(creator, territory);
+    expect((await call('POST', `/api/v1/assets/${archived.id}/archive`, curator)).statusCode).toBe(200);
+    const rejected = await created(creator, territory);
+    expect((await call('POST', `/api/v1/assets/${rejected.id}/curate`, curator, { outcome: 'REJECTED' })).statusCode).toBe(200);
+    for (const [asset, status] of [
+      [archived, 'Archived'],
+      [rejected, 'Rejected'],
+    ] as const) {
+      for (const user of [creator, curator]) {
+        const res = await patch(user, asset.id, { name: 'Too late' });
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.json()).toMatchObject({ code: 'ASSET_NOT_EDITABLE' });
+      }
+      const [row] = await t.sql<{ name: string; status: string }>('select name, status from territory_asset where id = $1', [asset.id]);
+      expect(row).toEqual({ name: 'Rio Verde', status });
+      expect(await auditsOf(asset.id)).toHaveLength(0);
+    }
+    // A stranger still learns nothing about the state: 403 before 409.
+    expect((await patch(await newResident(t, territory, { verified: true }), archived.id, { name: 'x' })).statusCode).toBe(403);
+  });
+
+  it('applies concurrent edits of different fields one after the other: both changes stay', async () => {
+    const asset = await created(creator, territory);
+    const curator = await newCurator(t, territory);
+    const anchors = [{ latitude: 3, longitude: 4 }];
+    const results = await Promise.all([
+      patch(creator, asset.id, { name: 'Rio Novo' }),
+      patch(curator, asset.id, { description: 'Edited concurrently' }),
+      patch(creator, asset.id, { geoAnchors: anchors }),
+      patch(curator, asset.id, { subtype: 'spring' }),
+    ]);
+    for (const r of results) expect(r.statusCode, r.body).toBe(200);
+    const [row] = await t.sql<{ name: string; description: string; geo_anchors: unknown; subtype: string }>(
+      'select name, description, geo_anchors, subtype from territory_asset where id = $1',
+      [asset.id],
+    );
+    expect(row).toEqual({ name: 'Rio Novo', description: 'Edited concurrently', geo_anchors: anchors, subtype: 'spring' });
+    expect(await auditsOf(asset.id)).toHaveLength(4);
+    expect((await call('GET', `/api/v1/assets/${asset.id}`, creator)).json()).toMatchObject({
+      name: 'Rio Novo',
+      description: 'Edited concurrently',
+      geoAnchors: anchors,
+      subtype: 'spring',
+    });
+  });
+
+  it("never lets concurrent edits leave a subtype on a non-natural asset (each edit sees the other's result)", async () => {
+    for (let round = 0; round < 5; round++) {
+      const asset = await created(creator, territory);
+      const [toCultural, toSpring] = await Promise.all([
+        patch(creator, asset.id, { type: 'cultural' }),
+        patch(creator, asset.id, { subtype: 'spring' }),
+      ]);
+      expect(toCultural.statusCode, toCultural.body).toBe(200);
+      // Applied after the type change, a subtype is a 400; applied before, the type change clears it.
+      expect([200, 400]).toContain(toSpring.statusCode);
+      const [row] = await t.sql<{ type: string; subtype: string | null }>('select type, subtype from territory_asset where id = $1', [asset.id]);
+      expect(row).toEqual({ type: 'cultural', subtype: null });
+    }
+  });
 });
 
 describe('POST /api/v1/assets/{assetId}/validate', () => {

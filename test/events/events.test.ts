@@ -225,6 +225,30 @@ describe('GET /api/v1/events/{eventId}', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/events/nope', headers: stranger.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/events/${event.id}` })).statusCode).toBe(401);
   });
+
+  it('answers postId null once the author deleted the event post through the feed (foreign key, on delete set null)', async () => {
+    const territory = await newTerritory(t);
+    const author = await newVisitor(t, territory);
+    const event = await created(author, territory);
+    expect(event.postId).toEqual(expect.any(String));
+    const before = await t.sql<{ post_id: string | null }>('select post_id from event where id = $1', [event.id]);
+    expect(before).toEqual([{ post_id: event.postId }]);
+
+    const removed = await t.app.inject({ method: 'DELETE', url: `/api/v1/feed/${event.postId}`, headers: author.headers });
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect(await countRows(t, 'post', 'id = $1', [event.postId])).toBe(0);
+
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/events/${event.id}`, headers: author.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: event.id, status: 'SCHEDULED', postId: null });
+    expect(await t.sql('select post_id from event where id = $1', [event.id])).toEqual([{ post_id: null }]);
+  });
+
+  it('refuses an event row pointing at a post that does not exist (the database keeps the reference valid)', async () => {
+    const territory = await newTerritory(t);
+    const event = await created(await newResident(t, territory), territory);
+    await expect(t.sql('update event set post_id = $1 where id = $2', [UNKNOWN, event.id])).rejects.toThrow(/foreign key/);
+  });
 });
 
 describe('GET /api/v1/events and /events/paged', () => {

@@ -364,3 +364,160 @@ describe('approve / reject / cancel', () => {
     expect(await Promise.all(tables.map((x) => countRows(t, x.table_name)))).toEqual(before);
   });
 });
+
+describe('deciding re-checks the recipient eligibility', () => {
+  const capability = (admin: TestUser, territoryId: string, userId: string, method: 'PUT' | 'DELETE') =>
+    t.app.inject({ method, url: `/api/v1/territories/${territoryId}/capabilities/${userId}/CURATOR`, headers: admin.headers });
+
+  it('a curator made a fallback recipient cannot decide once CURATOR is revoked; another curator and an admin still can', async () => {
+    const territory = await newTerritory(t);
+    const admin = await newAdmin(t);
+    const former = await newVisitor(t, territory);
+    expect((await capability(admin, territory.id, former.id, 'PUT')).statusCode).toBe(200);
+    const requester = await newVisitor(t, territory);
+    const created = await create(requester, territory.id, { recipientUserIds: [UNKNOWN] });
+    expect(created.statusCode).toBe(201);
+    const request = created.json() as JoinRequestBody;
+    expect(request.recipientUserIds).toEqual([former.id]);
+
+    expect((await capability(admin, territory.id, former.id, 'DELETE')).statusCode).toBe(204);
+    const approve = await act(former, request.id, 'approve');
+    expect(approve.statusCode).toBe(403);
+    expect(approve.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await act(former, request.id, 'reject')).statusCode).toBe(403);
+    const [row] = await t.sql<{ status: string }>('select status from join_request where id = $1', [request.id]);
+    expect(row?.status).toBe('PENDING');
+    expect(await countRows(t, 'audit_entry', "subject_id = $1 and action like 'join-request.%'", [request.id])).toBe(0);
+    expect(await countRows(t, 'territory_membership', "user_id = $1 and role = 'RESIDENT'", [requester.id])).toBe(0);
+
+    // Given CURATOR back, they may decide again; so may a system admin meanwhile.
+    expect((await capability(admin, territory.id, former.id, 'PUT')).statusCode).toBe(200);
+    expect((await act(former, request.id, 'approve')).statusCode).toBe(200);
+    const other = await pendingRequest();
+    await t.sql(`update territory_membership set capabilities = '{}' where user_id = $1`, [other.curator.id]);
+    expect((await act(other.curator, other.request.id, 'reject')).statusCode).toBe(200); // still a verified resident
+    expect((await act(admin, other.request.id, 'reject')).statusCode).toBe(200);
+  });
+
+  it('a verified-resident recipient may decide only while RESIDENT with a verification of this territory', async () => {
+    const territory = await newTerritory(t);
+    const stays = await newResident(t, territory, { verified: true });
+    const unverifiedLater = await newResident(t, territory, { verified: true });
+    const movedAway = await newResident(t, territory, { verified: true });
+    const requester = await newVisitor(t, territory);
+    const request = (await create(requester, territory.id, { recipientUserIds: [stays.id, unverifiedLater.id, movedAway.id] })).json() as JoinRequestBody;
+    expect(request.recipientUserIds).toHaveLength(3);
+
+    await t.sql('update territory_membership set geo_verified_at_utc = null where user_id = $1', [unverifiedLater.id]);
+    await t.sql("update territory_membership set role = 'VISITOR', geo_verified_at_utc = null where user_id = $1", [movedAway.id]);
+    for (const user of [unverifiedLater, movedAway]) {
+      expect((await act(user, request.id, 'approve')).statusCode).toBe(403);
+      expect((await act(user, request.id, 'reject')).statusCode).toBe(403);
+    }
+    const [row] = await t.sql<{ status: string }>('select status from join_request where id = $1', [request.id]);
+    expect(row?.status).toBe('PENDING');
+
+    const approved = await act(stays, request.id, 'approve');
+    expect(approved.statusCode).toBe(200);
+    expect(approved.json()).toMatchObject({ status: 'APPROVED', decidedByUserId: stays.id });
+  });
+
+  it('a stored recipient who lost SYSTEM_ADMIN (and holds nothing in the territory) cannot decide', async () => {
+    const territory = await newTerritory(t);
+    const formerAdmin = await newAdmin(t);
+    const admin = await newAdmin(t);
+    const requester = await newVisitor(t, territory);
+    const request = (await create(requester, territory.id, { recipientUserIds: [formerAdmin.id] })).json() as JoinRequestBody;
+    expect(request.recipientUserIds).toEqual([formerAdmin.id]);
+    const revoked = await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/users/${formerAdmin.id}/permissions/SYSTEM_ADMIN`, headers: admin.headers });
+    expect(revoked.statusCode).toBe(204);
+    expect((await act(formerAdmin, request.id, 'approve')).statusCode).toBe(403);
+  });
+});
+
+describe('GET /api/v1/join-requests/{id}', () => {
+  const get = (user: TestUser | null, id: string) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/join-requests/${id}`, headers: user ? user.headers : {} });
+
+  it('answers the JoinRequest to its requester, its recipients, curators of the territory and system admins', async () => {
+    const territory = await newTerritory(t);
+    const recipient = await newResident(t, territory, { verified: true });
+    const curator = await newCurator(t, territory);
+    const admin = await newAdmin(t);
+    const requester = await newVisitor(t, territory);
+    const created = await create(requester, territory.id, { recipientUserIds: [recipient.id], message: 'Number 7' });
+    expect(created.statusCode).toBe(201);
+    const body = created.json() as JoinRequestBody;
+    expect(created.headers.location).toBe(`/api/v1/join-requests/${body.id}`);
+
+    for (const user of [requester, recipient, curator, admin]) {
+      const res = await t.app.inject({ method: 'GET', url: created.headers.location as string, headers: user.headers });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(body);
+    }
+    expect(body).toEqual({
+      id: expect.any(String),
+      territoryId: territory.id,
+      requesterUserId: requester.id,
+      recipientUserIds: [recipient.id],
+      message: 'Number 7',
+      status: 'PENDING',
+      createdAtUtc: expect.any(String),
+      decidedAtUtc: null,
+      decidedByUserId: null,
+    });
+
+    // After the decision it shows the decided state; a recipient who lost eligibility may still read it.
+    expect((await act(curator, body.id, 'reject')).statusCode).toBe(200);
+    await t.sql("update territory_membership set role = 'VISITOR', geo_verified_at_utc = null where user_id = $1", [recipient.id]);
+    const decided = await get(recipient, body.id);
+    expect(decided.statusCode).toBe(200);
+    expect(decided.json()).toMatchObject({ status: 'REJECTED', decidedByUserId: curator.id, decidedAtUtc: expect.any(String) });
+  });
+
+  it('is 404 for anyone else (as for an unknown id), 400 for a malformed id, 401 without a token', async () => {
+    const { territory, request } = await pendingRequest();
+    const stranger = await newUser(t);
+    const visitor = await newVisitor(t, territory);
+    const unverified = await newResident(t, territory);
+    const otherTerritory = await newTerritory(t);
+    const curatorElsewhere = await newCurator(t, otherTerritory);
+    for (const user of [stranger, visitor, unverified, curatorElsewhere]) {
+      const res = await get(user, request.id);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    }
+    const unknown = await get(stranger, UNKNOWN);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().detail).toBe((await get(stranger, request.id)).json().detail);
+    const malformed = await get(stranger, 'nope');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await get(null, request.id)).statusCode).toBe(401);
+    // The static listing path is not taken for an id.
+    expect((await get(stranger, 'incoming')).statusCode).toBe(200);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('documents 201 with Location and the 200 idempotent repeat for the creations that answer both; GET by id exists', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    type Responses = Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
+    const paths = res.json().paths as Record<string, Record<string, { responses: Responses }>>;
+    for (const path of [
+      '/api/v1/territories/{territoryId}/join-requests',
+      '/api/v1/memberships/{territoryId}/become-resident',
+      '/api/v1/memberships/transfer-residency',
+      '/api/v1/memberships/{territoryId}/verify-residency/document',
+    ]) {
+      const responses = paths[path]?.post?.responses;
+      expect(responses, path).toBeDefined();
+      expect(responses?.['201']?.headers, path).toHaveProperty('Location');
+      expect(responses?.['200']?.content?.['application/json']?.schema, path).toEqual(responses?.['201']?.content?.['application/json']?.schema);
+    }
+    const byId = paths['/api/v1/join-requests/{id}']?.get?.responses;
+    expect(byId?.['200']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/JoinRequest' });
+    expect(byId).toHaveProperty('404');
+  });
+});

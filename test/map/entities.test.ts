@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block } from './seed.js';
 
@@ -166,6 +166,20 @@ describe('GET /api/v1/map/entities (+ /paged): visibility layers', () => {
     expect(ids).toEqual([validated.id, byBlocked.id, residentsOnly.id, publicOne.id]);
   });
 
+  it("the feed's RESIDENTS_ONLY readers see them too: the territory's curators and moderators (residents or not) and system admins", async () => {
+    const residentsLayer = [validated.id, byBlocked.id, residentsOnly.id, publicOne.id];
+    const visitingCurator = await newUser(t);
+    await addMembership(t, visitingCurator, territory, { role: 'VISITOR', capabilities: ['CURATOR'] });
+    expect(await listIds(visitingCurator, territory)).toEqual(residentsLayer);
+    expect(await listIds(await newModerator(t, territory), territory)).toEqual(residentsLayer);
+    expect(await listIds(await newCurator(t, territory), territory)).toEqual(residentsLayer);
+    expect(await listIds(await newAdmin(t), territory)).toEqual(residentsLayer);
+    // A capability in another territory does not count here.
+    const elsewhere = await newUser(t);
+    await addMembership(t, elsewhere, await newTerritory(t), { role: 'VISITOR', capabilities: ['CURATOR'] });
+    expect(await listIds(elsewhere, territory)).not.toContain(residentsOnly.id);
+  });
+
   it("hides the entities of users the caller blocked (and only from the caller)", async () => {
     const blocker = await newResident(t, territory);
     await block(t, blocker, blockedAuthor);
@@ -310,6 +324,18 @@ describe('POST /api/v1/map/entities/{entityId}/confirmations', () => {
     expect((await confirm(await newResident(t, territory), hidden.id, territory.id)).statusCode).toBe(201);
     await t.sql(`update map_entity set status = 'REJECTED' where id = $1`, [hidden.id]);
     expect((await confirm(await newResident(t, territory), hidden.id, territory.id)).statusCode).toBe(404);
+  });
+
+  it('a RESIDENTS_ONLY entity is known to its creator (even a visitor) and to a visiting curator or moderator', async () => {
+    const visitor = await newVisitor(t, territory);
+    const own = await suggested(visitor, territory, { visibility: 'RESIDENTS_ONLY' });
+    expect((await confirm(visitor, own.id, territory.id)).statusCode).toBe(201);
+    expect((await confirm(await newVisitor(t, territory), own.id, territory.id)).statusCode).toBe(404);
+    const visitingCurator = await newUser(t);
+    await addMembership(t, visitingCurator, territory, { role: 'VISITOR', capabilities: ['CURATOR'] });
+    expect((await confirm(visitingCurator, own.id, territory.id)).statusCode).toBe(201);
+    expect((await confirm(await newModerator(t, territory), own.id, territory.id)).statusCode).toBe(201);
+    expect(await countRows(t, 'map_entity_confirmation', 'entity_id = $1', [own.id])).toBe(3);
   });
 
   it('is also a tRPC procedure taking territoryId in its input', async () => {

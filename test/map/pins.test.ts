@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { addMembership, newAdmin, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block, insertAlert, insertAsset, insertEntity, insertEvent, insertMedia, insertPost } from './seed.js';
 
@@ -145,6 +145,17 @@ describe('GET /api/v1/map/pins', () => {
     ]) {
       expect(list).not.toContain(hidden);
     }
+  });
+
+  it("gives the territory's curators and moderators (residents or not) and system admins the residents' layer, as the feed does", async () => {
+    const residentLayer = keys(await pins(await newResident(t, territory), territory));
+    expect(residentLayer).toContain(`entity:${ids.residentsEntity}`);
+    expect(residentLayer).toContain(`media:${ids.residentsPostMedia}`);
+    const visitingCurator = await newUser(t);
+    await addMembership(t, visitingCurator, territory, { role: 'VISITOR', capabilities: ['CURATOR'] });
+    expect(keys(await pins(visitingCurator, territory))).toEqual(residentLayer);
+    expect(keys(await pins(await newModerator(t, territory), territory))).toEqual(residentLayer);
+    expect(keys(await pins(await newAdmin(t), territory))).toEqual(residentLayer);
   });
 
   it('gives a non-member the same PUBLIC layer as a visitor', async () => {

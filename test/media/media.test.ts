@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newUser, type TestUser } from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import {
   mp4HeaderOfSize,
   padTo,
@@ -137,14 +137,17 @@ describe('GET /api/v1/media/{id}', () => {
     other = await newUser(t);
   });
 
-  it('streams the bytes with their type and length to any signed-in user', async () => {
+  it('streams the bytes with their type and length to the uploader', async () => {
     const image = await uploadMedia(t, owner, TINY_WEBP, 'x.webp');
-    const res = await t.app.inject({ method: 'GET', url: image.url, headers: other.headers });
+    const res = await t.app.inject({ method: 'GET', url: image.url, headers: owner.headers });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('image/webp');
     expect(res.headers['content-length']).toBe(String(TINY_WEBP.length));
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.rawPayload.equals(TINY_WEBP)).toBe(true);
+    expect(res.headers['cache-control']).toBe('private, max-age=300');
+    // Not attached to anything yet: nobody else may read it.
+    expect((await t.app.inject({ method: 'GET', url: image.url, headers: other.headers })).statusCode).toBe(404);
 
     const video = await uploadMedia(t, owner, TINY_MP4, 'x.mp4');
     const played = await t.app.inject({ method: 'GET', url: video.url, headers: owner.headers });
@@ -165,6 +168,115 @@ describe('GET /api/v1/media/{id}', () => {
     const [row] = await t.sql<{ storage_key: string }>('select storage_key from media_asset where id = $1', [image.id]);
     await t.deps.storage.remove(row!.storage_key);
     expect((await t.app.inject({ method: 'GET', url: image.url, headers: owner.headers })).statusCode).toBe(404);
+  });
+});
+
+describe('GET /api/v1/media/{id}: visibility follows the content showing the media (rule 4)', () => {
+  let territory: TestTerritory;
+  let author: TestUser;
+  beforeAll(async () => {
+    territory = await newTerritory(t, { flags: ['MEDIAIMAGESENABLED'] });
+    author = await newResident(t, territory);
+  });
+
+  const get = (url: string, user: TestUser) => t.app.inject({ method: 'GET', url, headers: user.headers });
+
+  /** An image the author posts in the feed with the given visibility (through the real endpoints). */
+  async function postedImage(visibility: 'PUBLIC' | 'RESIDENTS_ONLY', by: TestUser = author) {
+    const image = await uploadMedia(t, by, TINY_PNG, 'p.png');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/feed',
+      headers: by.headers,
+      payload: { territoryId: territory.id, title: 'With a photo', content: 'Look', visibility, mediaIds: [image.id] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().mediaUrls).toEqual([image.url]);
+    return { ...image, postId: res.json().id as string };
+  }
+
+  /** Anyone who may not see the media gets exactly the answer of an unknown id. */
+  async function expectHidden(url: string, user: TestUser) {
+    const res = await get(url, user);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: 'Media was not found.' });
+    expect(res.rawPayload.includes(TINY_PNG)).toBe(false);
+  }
+
+  it('RESIDENTS_ONLY post media: 200 for residents, the territory\'s curators and moderators and system admins; 404 for visitors and non-members', async () => {
+    const image = await postedImage('RESIDENTS_ONLY');
+    const resident = await get(image.url, await newResident(t, territory));
+    expect(resident.statusCode).toBe(200);
+    expect(resident.rawPayload.equals(TINY_PNG)).toBe(true);
+    expect((await get(image.url, author)).statusCode).toBe(200);
+    const visitingCurator = await newUser(t);
+    await addMembership(t, visitingCurator, territory, { role: 'VISITOR', capabilities: ['CURATOR'] });
+    expect((await get(image.url, visitingCurator)).statusCode).toBe(200);
+    expect((await get(image.url, await newModerator(t, territory))).statusCode).toBe(200);
+    expect((await get(image.url, await newAdmin(t))).statusCode).toBe(200);
+
+    await expectHidden(image.url, await newUser(t));
+    await expectHidden(image.url, await newVisitor(t, territory));
+    // A resident of another territory is no resident here.
+    await expectHidden(image.url, await newResident(t, await newTerritory(t)));
+  });
+
+  it('PUBLIC post media: 200 for any signed-in user, members or not', async () => {
+    const image = await postedImage('PUBLIC');
+    expect((await get(image.url, await newUser(t))).statusCode).toBe(200);
+    expect((await get(image.url, await newVisitor(t, territory))).statusCode).toBe(200);
+  });
+
+  it('post media is 404 to whoever blocked the author, and to everybody but the uploader while the post is not published', async () => {
+    const image = await postedImage('PUBLIC');
+    const blocker = await newResident(t, territory);
+    const blocked = await t.app.inject({ method: 'POST', url: `/api/v1/users/${author.id}/block`, headers: blocker.headers });
+    expect(blocked.statusCode, blocked.body).toBe(204);
+    await expectHidden(image.url, blocker);
+    expect((await get(image.url, await newResident(t, territory))).statusCode).toBe(200);
+
+    await t.sql(`update post set status = 'PENDING' where id = $1`, [image.postId]);
+    await expectHidden(image.url, await newResident(t, territory));
+    expect((await get(image.url, author)).statusCode).toBe(200);
+  });
+
+  it('unattached media: 404 for anyone else (even a resident), 200 for its uploader', async () => {
+    const image = await uploadMedia(t, author, TINY_PNG, 'draft.png');
+    await expectHidden(image.url, await newResident(t, territory));
+    await expectHidden(image.url, await newAdmin(t));
+    expect((await get(image.url, author)).statusCode).toBe(200);
+  });
+
+  it('event media: 200 for any signed-in user, 404 for whoever blocked its creator', async () => {
+    const cover = await uploadMedia(t, author, TINY_PNG, 'cover.png');
+    const startsAt = Date.now() + 7 * 24 * 3600 * 1000;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/events',
+      headers: author.headers,
+      payload: {
+        territoryId: territory.id,
+        title: 'Street fair',
+        startsAtUtc: new Date(startsAt).toISOString(),
+        endsAtUtc: new Date(startsAt + 3600 * 1000).toISOString(),
+        latitude: -23.55,
+        longitude: -46.63,
+        coverMediaId: cover.id,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().mediaUrls).toEqual([cover.url]);
+    const stranger = await newUser(t);
+    const streamed = await get(cover.url, stranger);
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.rawPayload.equals(TINY_PNG)).toBe(true);
+    await t.app.inject({ method: 'POST', url: `/api/v1/users/${author.id}/block`, headers: stranger.headers });
+    await expectHidden(cover.url, stranger);
+  });
+
+  it('is 401 without a token whatever the media', async () => {
+    const image = await postedImage('PUBLIC');
+    expect((await t.app.inject({ method: 'GET', url: image.url })).statusCode).toBe(401);
   });
 });
 

@@ -152,6 +152,58 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/geo', () => {
   });
 });
 
+describe('geolocation verification racing a residency transfer', () => {
+  it('never leaves a geo verification on the membership a concurrent transfer approval made VISITOR', async () => {
+    for (let round = 0; round < 6; round++) {
+      const from = await newTerritory(t, { latitude: -23.55, longitude: -46.63, radiusKm: 5 });
+      const to = await newTerritory(t);
+      const curator = await newCurator(t, to);
+      const user = await newUser(t);
+      await addMembership(t, user, from, { role: 'RESIDENT' });
+      const request = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
+      expect(request.statusCode).toBe(201);
+      const [geo, approve] = await Promise.all([
+        t.app.inject({
+          method: 'POST',
+          url: `/api/v1/memberships/${from.id}/verify-residency/geo`,
+          headers: user.headers,
+          payload: { latitude: -23.551, longitude: -46.63 },
+        }),
+        t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.json().id}/approve`, headers: curator.headers }),
+      ]);
+      expect(approve.statusCode).toBe(200);
+      expect([200, 403]).toContain(geo.statusCode);
+      if (geo.statusCode === 403) expect(geo.json()).toMatchObject({ code: 'NOT_RESIDENT' });
+      const [old] = await t.sql<{ role: string; geo_verified_at_utc: Date | null }>(
+        'select role, geo_verified_at_utc from territory_membership where user_id = $1 and territory_id = $2',
+        [user.id, from.id],
+      );
+      expect(old).toEqual({ role: 'VISITOR', geo_verified_at_utc: null });
+      const audits = await countRows(t, 'audit_entry', "action = 'membership.geoVerified' and actor_user_id = $1", [user.id]);
+      expect(audits).toBe(geo.statusCode === 200 ? 1 : 0);
+    }
+  });
+
+  it('is 403 NOT_RESIDENT once the transfer has made the membership VISITOR', async () => {
+    const from = await newTerritory(t, { latitude: -23.55, longitude: -46.63, radiusKm: 5 });
+    const to = await newTerritory(t);
+    const curator = await newCurator(t, to);
+    const user = await newUser(t);
+    await addMembership(t, user, from, { role: 'RESIDENT' });
+    const request = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.json().id}/approve`, headers: curator.headers })).statusCode).toBe(200);
+    const geo = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/memberships/${from.id}/verify-residency/geo`,
+      headers: user.headers,
+      payload: { latitude: -23.551, longitude: -46.63 },
+    });
+    expect(geo.statusCode).toBe(403);
+    expect(geo.json()).toMatchObject({ code: 'NOT_RESIDENT' });
+    expect(await countRows(t, 'territory_membership', 'user_id = $1 and geo_verified_at_utc is not null', [user.id])).toBe(0);
+  });
+});
+
 describe('POST /api/v1/memberships/{territoryId}/become-resident', () => {
   it('answers 201 with Location and the PENDING join request, then 200 with the same one', async () => {
     const territory = await newTerritory(t);

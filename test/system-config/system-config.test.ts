@@ -26,19 +26,16 @@ describe('seedSystemConfig', () => {
       expect.arrayContaining([
         'JoinRequests:MaxCreationsPerWindow',
         'JoinRequests:WindowHours',
-        'Reports:DedupWindowMinutes',
-        'Reports:AutoSanctionThreshold',
-        'Reports:ThresholdWindowHours',
         'Notifications:DispatchBatchSize',
       ]),
     );
     expect(await countRows(t, 'system_config', 'key = any($1)', [keys])).toBe(keys.length);
     expect(await valueOf('JoinRequests:MaxCreationsPerWindow')).toBe('3');
-    await t.sql(`update system_config set value = '7' where key = 'Reports:AutoSanctionThreshold'`);
+    await t.sql(`update system_config set value = '7' where key = 'Notifications:DispatchBatchSize'`);
     await Promise.all([seedSystemConfig(t.deps.orm.em.fork()), seedSystemConfig(t.deps.orm.em.fork())]);
     expect(await countRows(t, 'system_config', 'key = any($1)', [keys])).toBe(keys.length);
-    expect(await valueOf('Reports:AutoSanctionThreshold')).toBe('7');
-    await t.sql(`update system_config set value = '5' where key = 'Reports:AutoSanctionThreshold'`);
+    expect(await valueOf('Notifications:DispatchBatchSize')).toBe('7');
+    await t.sql(`update system_config set value = '100' where key = 'Notifications:DispatchBatchSize'`);
   });
 });
 
@@ -131,12 +128,12 @@ describe('PUT /api/v1/admin/system-config', () => {
 
   it('refuses a non-numeric or out-of-range value for a key the code reads, writing nothing', async () => {
     for (const value of ['abc', '1.5', '-1', '0', '100000000', '']) {
-      const res = await put(admin, { key: 'Reports:AutoSanctionThreshold', value });
+      const res = await put(admin, { key: 'Notifications:DispatchBatchSize', value });
       expect(res.statusCode, value).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'value' }] });
     }
-    expect(await valueOf('Reports:AutoSanctionThreshold')).toBe('5');
-    expect(await auditRows('Reports:AutoSanctionThreshold')).toBe(0);
+    expect(await valueOf('Notifications:DispatchBatchSize')).toBe('100');
+    expect(await auditRows('Notifications:DispatchBatchSize')).toBe(0);
   });
 
   it('is 400 for a malformed body, writing nothing', async () => {

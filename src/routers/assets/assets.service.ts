@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery, InferEntity } from '@mikro-orm/postgresql';
+import { type EntityManager, type FilterQuery, type InferEntity, LockMode } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../entities/asset.entity.js';
 import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
@@ -168,26 +168,71 @@ export async function pageAssets(em: EntityManager, user: AuthUser, sessionId: s
   return toPage(await toOutputs(em, assets), total, input.pageNumber, input.pageSize);
 }
 
+/** Assets that can no longer be edited: an archived or rejected asset is a closed record. */
+const NOT_EDITABLE: AssetStatus[] = ['Archived', 'Rejected'];
+/** The fields an edit may change, compared before and after for the audit entry. */
+const EDITABLE_FIELDS = ['type', 'subtype', 'name', 'description', 'geoAnchors'] as const;
+type EditableField = (typeof EDITABLE_FIELDS)[number];
+
+function editableValues(asset: AssetRow): Record<EditableField, unknown> {
+  return {
+    type: asset.type,
+    subtype: asset.subtype ?? null,
+    name: asset.name,
+    description: asset.description ?? null,
+    geoAnchors: asset.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude })),
+  };
+}
+
+/** Only the fields whose value differs, as `{before, after}` maps. */
+function changedFields(before: Record<EditableField, unknown>, after: Record<EditableField, unknown>) {
+  const changed = EDITABLE_FIELDS.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
+  return {
+    fields: changed,
+    before: Object.fromEntries(changed.map((f) => [f, before[f]])),
+    after: Object.fromEntries(changed.map((f) => [f, after[f]])),
+  };
+}
+
 /**
- * The creator or a curator of the asset's territory edits it. Subtype is tri-state (omitted keeps it while the type
- * stays natural, null removes it, a value replaces it); a type other than natural carries no subtype: changing the
- * type away from natural clears it, and a subtype sent with such a type is a 400.
+ * The creator or a curator of the asset's territory edits it; Archived and Rejected assets are closed (409). Subtype
+ * is tri-state (omitted keeps it while the type stays natural, null removes it, a value replaces it); a type other
+ * than natural carries no subtype: changing the type away from natural clears it, and a subtype sent with such a
+ * type is a 400. The row is locked for the edit, so concurrent edits apply one after the other (each on the other's
+ * result) instead of overwriting each other; an edit that changes something is audited with before/after values.
  */
 export async function updateAsset(em: EntityManager, user: AuthUser, input: UpdateAssetInput): Promise<AssetOutput> {
-  const asset = await loadAsset(em, input.assetId);
-  if (asset.createdByUserId !== user.id && !(await holdsCapability(em, user, asset.territoryId, ['CURATOR']))) {
-    throw forbidden('Only the creator or a curator of the territory can edit this asset.');
-  }
-  const type = input.type ?? asset.type;
-  if (typeof input.subtype === 'string' && type !== NATURAL_ASSET_TYPE) throw validationFailed('subtype', SUBTYPE_ONLY_FOR_NATURAL);
-  const subtype = type !== NATURAL_ASSET_TYPE ? null : input.subtype === undefined ? (asset.subtype ?? null) : input.subtype;
+  const asset = await em.transactional(async (tx) => {
+    const locked = await tx.findOne(TerritoryAsset, { id: input.assetId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!locked) throw notFound('Asset');
+    if (locked.createdByUserId !== user.id && !(await holdsCapability(tx, user, locked.territoryId, ['CURATOR']))) {
+      throw forbidden('Only the creator or a curator of the territory can edit this asset.');
+    }
+    if (NOT_EDITABLE.includes(locked.status)) throw conflict(`A ${locked.status} asset cannot be edited.`, 'ASSET_NOT_EDITABLE');
+    const type = input.type ?? locked.type;
+    if (typeof input.subtype === 'string' && type !== NATURAL_ASSET_TYPE) throw validationFailed('subtype', SUBTYPE_ONLY_FOR_NATURAL);
+    const subtype = type !== NATURAL_ASSET_TYPE ? null : input.subtype === undefined ? (locked.subtype ?? null) : input.subtype;
 
-  asset.type = type;
-  asset.subtype = subtype;
-  if (input.name !== undefined) asset.name = input.name;
-  if (input.description !== undefined) asset.description = input.description || null;
-  if (input.geoAnchors !== undefined) asset.geoAnchors = input.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude }));
-  await em.flush();
+    const before = editableValues(locked);
+    locked.type = type;
+    locked.subtype = subtype;
+    if (input.name !== undefined) locked.name = input.name;
+    if (input.description !== undefined) locked.description = input.description || null;
+    if (input.geoAnchors !== undefined) locked.geoAnchors = input.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude }));
+    const change = changedFields(before, editableValues(locked));
+    if (change.fields.length > 0) {
+      tx.create(AuditEntry, {
+        actorUserId: user.id,
+        action: 'asset.updated',
+        subjectType: 'TerritoryAsset',
+        subjectId: locked.id,
+        territoryId: locked.territoryId,
+        data: { fields: change.fields, before: change.before, after: change.after },
+      });
+    }
+    await tx.flush();
+    return locked;
+  });
   return toOutput(em, asset);
 }
 

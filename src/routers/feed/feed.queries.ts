@@ -42,14 +42,21 @@ export function pgArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
 
-// The viewer is the first parameter (likedByMe).
-const SELECT = `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
+const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
+    p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
+
+/**
+ * A feed item for each row of `rows` (an aliased from-item `p` with POST_COLUMNS). The viewer is the first parameter
+ * (likedByMe). Pages pass their already limited rows: joins and the like lookup then run for those rows only, and
+ * the like lookup stays a primary-key probe per row instead of a hash of every like the viewer ever gave.
+ */
+const itemsOf = (rows: string) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
     exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?::uuid) as liked_by_me,
     p.event_id, e.title as event_title, ${iso('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
     ${iso('p.created_at_utc')} as created_at_utc, ${iso('p.updated_at_utc')} as updated_at_utc
-  from post p
+  from ${rows}
   join app_user u on u.id = p.author_user_id
   left join event e on e.id = p.event_id`;
 
@@ -104,7 +111,7 @@ function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
 export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }): SqlQuery {
   const where = feedWhere(viewer, filter);
   return {
-    sql: `${SELECT} where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
+    sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
     params: [viewer.userId, ...where.params, page.offset, page.limit],
   };
 }
@@ -129,7 +136,7 @@ function myWhere(userId: string, territoryId: string | null): SqlQuery {
 export function myPostsQuery(userId: string, territoryId: string | null, page: { offset: number; limit: number }): SqlQuery {
   const where = myWhere(userId, territoryId);
   return {
-    sql: `${SELECT} where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
+    sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
     params: [userId, ...where.params, page.offset, page.limit],
   };
 }
@@ -141,7 +148,7 @@ export function myPostsCountQuery(userId: string, territoryId: string | null): S
 
 /** One post with everything a feed item shows, whatever its status (the service applies the visibility rules). */
 export function postByIdQuery(viewerId: string, postId: string): SqlQuery {
-  return { sql: `${SELECT} where p.id = ?::uuid`, params: [viewerId, postId] };
+  return { sql: `${itemsOf('post p')} where p.id = ?::uuid`, params: [viewerId, postId] };
 }
 
 export interface CommentRow {

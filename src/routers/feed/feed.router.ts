@@ -130,6 +130,7 @@ export const feedRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/api/v1/feed/{id}/shares', tags: TAGS, summary: 'Share a post (201; 200 with my existing share)' },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(postIdInput)
     .output(shareOutput)

@@ -70,11 +70,12 @@ async function territoryAccess(em: EntityManager, userId: string, territoryId: s
 }
 
 /**
- * Rule 4: everyone sees PUBLIC posts; residents also RESIDENTS_ONLY ones. Curators and moderators of the
- * territory and system admins see what residents see (they moderate it).
+ * Rule 4: everyone sees PUBLIC content; residents also RESIDENTS_ONLY content. Curators and moderators of the
+ * territory and system admins see what residents see (they moderate it). `membership` is the user's membership of
+ * the content's territory (null for a non-member). The map applies the same rule.
  */
-const seesResidentsOnly = (user: AuthUser, access: TerritoryAccess) =>
-  access.role === 'RESIDENT' || access.capabilities.length > 0 || hasPermission(user, 'SYSTEM_ADMIN');
+export const seesResidentsOnly = (user: AuthUser, membership: { role: string | null; capabilities: readonly string[] } | null | undefined) =>
+  membership?.role === 'RESIDENT' || (membership?.capabilities.length ?? 0) > 0 || hasPermission(user, 'SYSTEM_ADMIN');
 
 const isCurator = (user: AuthUser, access: TerritoryAccess) => access.capabilities.includes('CURATOR') || hasPermission(user, 'SYSTEM_ADMIN');
 
@@ -95,15 +96,20 @@ async function canSee(em: EntityManager, user: AuthUser, post: PostFacts): Promi
     'select role, capabilities from territory_membership where territory_id = ? and user_id = ?',
     [post.territory_id, user.id],
   );
-  return row?.role === 'RESIDENT' || (row?.capabilities.length ?? 0) > 0 || hasPermission(user, 'SYSTEM_ADMIN');
+  return seesResidentsOnly(user, row);
+}
+
+const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
+
+/** Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility). */
+export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string): Promise<boolean> {
+  const [post] = await em.execute<PostFacts[]>(POST_FACTS, [postId]);
+  return post !== undefined && (await canSee(em, viewer, post));
 }
 
 /** The post when the caller may see it; a post they cannot see is indistinguishable from a missing one (404). */
 async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false): Promise<PostFacts> {
-  const [post] = await em.execute<PostFacts[]>(
-    `select id, territory_id, author_user_id, status, visibility from post where id = ?${lock ? ' for update' : ''}`,
-    [postId],
-  );
+  const [post] = await em.execute<PostFacts[]>(`${POST_FACTS}${lock ? ' for update' : ''}`, [postId]);
   if (!post || !(await canSee(em, user, post))) throw postNotFound();
   return post;
 }
@@ -205,7 +211,7 @@ export async function pageMine(em: EntityManager, userId: string, input: { terri
 }
 
 export async function getPost(em: EntityManager, user: AuthUser, postId: string) {
-  await visiblePost(em, user, postId);
+  if (!(await canSeePost(em, user, postId))) throw postNotFound();
   return itemById(em, user.id, postId);
 }
 

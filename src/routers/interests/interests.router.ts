@@ -24,6 +24,7 @@ export const interestsRouter = router({
           'already there. More than 10 tags: 400 (code INTEREST_LIMIT_REACHED).',
       },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(addInput)
     .output(interestsOutput)

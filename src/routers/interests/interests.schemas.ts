@@ -20,4 +20,8 @@ export const zInterestTag = z
 export const interestsOutput = z.array(z.string()).meta({ id: 'InterestList', description: 'My interest tags, lower-case, oldest first' });
 
 export const addInput = z.object({ interestTag: zInterestTag });
-export const removeInput = z.object({ tag: zInterestTag });
+/**
+ * Removal takes any path segment: a tag that could never have been stored is simply absent, and removing an absent
+ * tag is a 204 (spec). Normalised like stored tags so `Surf%20` removes `surf`.
+ */
+export const removeInput = z.object({ tag: z.string().max(200).transform((v) => v.normalize('NFC').trim().toLowerCase()) });

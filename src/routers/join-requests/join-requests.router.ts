@@ -18,6 +18,7 @@ export const joinRequestsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/api/v1/territories/{territoryId}/join-requests', tags: TAGS, summary: 'Ask named residents or curators to make me RESIDENT' },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(createJoinRequestInput)
     .output(joinRequestOutput)
@@ -39,6 +40,12 @@ export const joinRequestsRouter = router({
     .input(incomingPagedInput)
     .output(joinRequestPage)
     .query(({ ctx, input }) => joinRequests.pageIncoming(ctx.em, ctx.user.id, input)),
+
+  byId: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/{id}', tags: TAGS, summary: 'A join request (its requester, recipients, curators of the territory, system admins)' } })
+    .input(joinRequestIdInput)
+    .output(joinRequestOutput)
+    .query(({ ctx, input }) => joinRequests.getJoinRequest(ctx.em, ctx.user, input.id)),
 
   approve: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/approve', tags: TAGS, summary: 'Approve: the requester becomes RESIDENT' } })

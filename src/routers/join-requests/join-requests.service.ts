@@ -10,7 +10,7 @@ import { activeTerritory } from '../memberships/memberships.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import { readConfigNumber } from '../system-config/system-config.service.js';
 import type { JoinRequestOutput } from './join-requests.schemas.js';
-import { canDecide, resolveRecipients } from './recipients.js';
+import { canDecide, canView, resolveRecipients } from './recipients.js';
 
 type JoinRequestRow = InferEntity<typeof JoinRequest>;
 type JoinRequestFields = Pick<
@@ -170,7 +170,7 @@ async function makeResident(em: EntityManager, request: JoinRequestRow) {
 type Decision = Extract<JoinRequestStatus, 'APPROVED' | 'REJECTED'>;
 
 /**
- * Approve or reject, by a recipient, a curator of the territory or a system admin (never the requester).
+ * Approve or reject, by a still-eligible recipient, a curator of the territory or a system admin (never the requester).
  * The row is locked, so of two concurrent different decisions exactly one wins and the other gets 409;
  * repeating the decision already taken answers the request as it is.
  */
@@ -179,7 +179,9 @@ export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: s
     const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!request) throw notFound('Join request');
     if (request.requesterUserId === user.id) throw forbidden('You cannot decide your own join request.');
-    if (!(await canDecide(tx, user, request))) throw forbidden('Only a recipient or a curator of the territory can decide this join request.');
+    if (!(await canDecide(tx, user, request))) {
+      throw forbidden('Only an eligible recipient (a verified resident), a curator of the territory or a system admin can decide this join request.');
+    }
     if (request.status === decision) return withRecipients(tx, request);
     if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
 
@@ -206,6 +208,13 @@ export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: s
     await tx.flush();
     return withRecipients(tx, request);
   });
+}
+
+/** One request, for the callers `canView` admits; to anyone else it is 404 so its existence is not revealed. */
+export async function getJoinRequest(em: EntityManager, user: AuthUser, id: string) {
+  const request = await em.findOne(JoinRequest, { id });
+  if (!request || !(await canView(em, user, request))) throw notFound('Join request');
+  return withRecipients(em, request);
 }
 
 /** The creator withdraws a PENDING request; cancelling again is idempotent, a decided request is 409. */

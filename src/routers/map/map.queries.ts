@@ -110,13 +110,15 @@ export interface PinRow {
 
 /**
  * One kind of pin: the select list (type, rank, id, latitude, longitude, title, asset_type, asset_subtype, sort_at,
- * ord), its from/where, and the order matching its index.
+ * ord), its from/where, and the order matching its index. `count`, when given, is the from/where the pin count reads
+ * instead (the same rows, joined the way that suits reading them all).
  */
 interface Branch {
   select: string;
   from: string;
   where: Where;
   order: string;
+  count?: { from: string; where: Where };
 }
 
 const RANK: Record<PinType, number> = { entity: 1, post: 2, event: 3, asset: 4, alert: 5, media: 6 };
@@ -126,14 +128,41 @@ const pin = (type: PinType, id: string, lat: string, lng: string, title: string,
   `'${type}'::text as type, ${RANK[type]} as rank, ${id} as id, ${lat} as latitude, ${lng} as longitude, ${title} as title,
    null::text as asset_type, null::text as asset_subtype, ${sortAt} as sort_at, 0::bigint as ord`;
 
-/** Published posts linked to an entity the viewer may see, placed at the entity. */
-function entityPosts(viewer: MapViewer) {
-  const where = visibleEntity(new Where(), 'e', viewer)
+/**
+ * Published posts placed at an entity of the territory (post_map_pin_idx), by visibility and blocks; the entity's
+ * own conditions are the caller's to join.
+ */
+function placedPosts(viewer: MapViewer) {
+  const where = new Where()
+    .add('p.territory_id = ?::uuid', viewer.territoryId)
     .add(`p.status = 'PUBLISHED'`)
-    .add('p.territory_id = e.territory_id');
+    .add('p.map_entity_id is not null');
   if (!viewer.residentsOnlyVisible) where.add(`p.visibility = 'PUBLIC'`);
-  where.notBlocked('p.author_user_id', viewer);
+  return where.notBlocked('p.author_user_id', viewer);
+}
+
+/** Published posts linked to an entity the viewer may see, placed at the entity: all of them, joined as a set. */
+function entityPosts(viewer: MapViewer) {
+  const where = visibleEntity(new Where(), 'e', viewer);
+  const posts = placedPosts(viewer);
+  where.add(posts.sql, ...posts.params);
   return { from: 'map_entity e join post p on p.map_entity_id = e.id', where };
+}
+
+/**
+ * The same posts newest first, each looking up its entity. The planner would join the entity sets whole (it
+ * under-estimates the join, most posts having no entity) and sort them; the fence (`offset 0`) keeps the lookup a
+ * per-post primary-key probe, so a page stops after the posts it needs, read in post_map_pin_idx order.
+ */
+function newestEntityPosts(viewer: MapViewer) {
+  const entity = visibleEntity(new Where(), 'e', viewer);
+  const where = placedPosts(viewer);
+  // The entity's parameters come first in the text.
+  where.params.unshift(...entity.params);
+  return {
+    from: `post p cross join lateral (select e.latitude, e.longitude from map_entity e where e.id = p.map_entity_id and ${entity.sql} offset 0) e`,
+    where,
+  };
 }
 
 /** Scheduled events of the territory (events are public to every signed-in user). */
@@ -152,14 +181,12 @@ const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter) => Branch
     where: entityWhere(viewer),
     order: 'e.created_at_utc desc, e.id desc',
   }),
-  post: (viewer) => {
-    const posts = entityPosts(viewer);
-    return {
-      select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'),
-      ...posts,
-      order: 'p.created_at_utc desc, p.id desc',
-    };
-  },
+  post: (viewer) => ({
+    select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'),
+    ...newestEntityPosts(viewer),
+    order: 'p.created_at_utc desc, p.id desc',
+    count: entityPosts(viewer),
+  }),
   event: (viewer) => ({
     select: pin('event', 'ev.id', 'ev.latitude', 'ev.longitude', 'ev.title', 'ev.starts_at_utc'),
     ...scheduledEvents(viewer),
@@ -227,21 +254,28 @@ const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t
 
 /**
  * The pins the viewer may see, grouped by type in the spec's order, newest first within a type (events by start).
- * One UNION ALL query; each branch reads at most `offset + limit` rows in its index order, so a page never sorts a
- * whole territory.
+ * The types come one after the other, so a page needs from each type only what the types before it left of the
+ * first `offset + limit` pins: each branch is a CTE reading in its index order at most that many rows, `b0` all of
+ * them, every later one `offset + limit` minus the rows its predecessors gave (`n<i>`, their running total). A branch
+ * left with nothing to give has LIMIT 0 and is never executed, so an early page does not touch the later types and a
+ * page never sorts a whole territory. The final sort and OFFSET then see at most `offset + limit` rows.
  */
 export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, limit: number): SqlQuery | null {
   const branches = branchesOf(viewer, filter);
   if (branches.length === 0) return null;
   const params: unknown[] = [];
-  const parts = branches.map((b) => {
+  const ctes = branches.flatMap((b, i) => {
     params.push(...b.where.params, offset + limit);
-    return `(select ${b.select} from ${b.from} where ${b.where.sql} order by ${b.order} limit ?::int)`;
+    const wanted = i === 0 ? '?::int' : `greatest(?::int - (select n from n${i - 1}), 0)`;
+    const rows = `b${i} as materialized (select ${b.select} from ${b.from} where ${b.where.sql} order by ${b.order} limit ${wanted})`;
+    if (i === branches.length - 1) return [rows];
+    return [rows, `n${i} as (select ${i === 0 ? '' : `(select n from n${i - 1}) + `}count(*)::int as n from b${i})`];
   });
   params.push(offset, limit);
   return {
-    sql: `select u.type, u.id, u.latitude, u.longitude, u.title, u.asset_type, u.asset_subtype
-      from (${parts.join('\n union all ')}) u
+    sql: `with ${ctes.join(',\n')}
+      select u.type, u.id, u.latitude, u.longitude, u.title, u.asset_type, u.asset_subtype
+      from (${branches.map((_, i) => `select * from b${i}`).join(' union all ')}) u
       order by u.rank, u.sort_at desc, u.id desc, u.ord
       offset ?::int limit ?::int`,
     params,
@@ -253,7 +287,7 @@ export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery |
   const branches = branchesOf(viewer, filter);
   if (branches.length === 0) return null;
   return {
-    sql: `select (${branches.map((b) => `(select count(*) from ${b.from} where ${b.where.sql})`).join(' + ')})::int as total`,
-    params: branches.flatMap((b) => b.where.params),
+    sql: `select (${branches.map((b) => `(select count(*) from ${(b.count ?? b).from} where ${(b.count ?? b).where.sql})`).join(' + ')})::int as total`,
+    params: branches.flatMap((b) => (b.count ?? b).where.params),
   };
 }

@@ -30,7 +30,8 @@ export const mapRouter = router({
         method: 'GET',
         path: '/api/v1/map/entities',
         tags: TAGS,
-        summary: "The territory's map entities (SUGGESTED and VALIDATED; RESIDENTS_ONLY to residents; blocked users' hidden)",
+        summary:
+          "The territory's map entities (SUGGESTED and VALIDATED; RESIDENTS_ONLY to residents, the territory's curators and moderators and system admins; blocked users' hidden)",
         requestHeaders: sessionHeader,
       },
     })
@@ -83,6 +84,7 @@ export const mapRouter = router({
         summary: 'Relate yourself to a map entity (verified residents; one per user and entity, a repeat answers 200 with it)',
       },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(entityIdInput)
     .output(relationOutput)

@@ -9,6 +9,7 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import { requireTerritoryCapability } from '../../trpc/procedures.js';
 import { blockedUserIdsOf } from '../blocks/blocks.service.js';
+import { seesResidentsOnly } from '../feed/feed.service.js';
 import { activeTerritory } from '../memberships/memberships.service.js';
 import type { SqlQuery } from '../territories/territories.queries.js';
 import { resolveTerritoryId } from '../territories/territories.service.js';
@@ -62,14 +63,15 @@ async function roleIn(em: EntityManager, territoryId: string, userId: string): P
 
 /**
  * The reader of a map listing: the territory (explicit, else the session's; 404 when unknown), whether they see
- * RESIDENTS_ONLY content (residents of that territory do; visitors and non-members do not) and whom they blocked.
+ * RESIDENTS_ONLY content (the feed's rule: residents, curators and moderators of that territory, system admins)
+ * and whom they blocked.
  */
 async function viewerOf(em: EntityManager, user: AuthUser, sessionId: string | null, explicitTerritoryId?: string): Promise<MapViewer> {
   const territoryId = await resolveTerritoryId(em, user.id, sessionId, explicitTerritoryId);
   const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
   if (exists.length === 0) throw notFound('Territory');
-  const [role, blockedUserIds] = await Promise.all([roleIn(em, territoryId, user.id), blockedUserIdsOf(em, user.id)]);
-  return { territoryId, residentsOnlyVisible: role === 'RESIDENT', blockedUserIds };
+  const [membership, blockedUserIds] = await Promise.all([membershipOf(em, territoryId, user.id), blockedUserIdsOf(em, user.id)]);
+  return { territoryId, residentsOnlyVisible: seesResidentsOnly(user, membership), blockedUserIds };
 }
 
 // ---- Entities ----
@@ -151,14 +153,16 @@ export async function validateEntity(em: EntityManager, user: AuthUser, entityId
 }
 
 /**
- * An entity the user may act on: it exists in a listed status and the user may see it (a RESIDENTS_ONLY entity
- * is unknown to non-residents, a REJECTED one to everybody). Returns the user's membership of its territory.
+ * An entity the user may act on: it exists in a listed status and the user may see it (a RESIDENTS_ONLY entity is
+ * unknown to whoever the feed would not show RESIDENTS_ONLY content, except its creator; a REJECTED one to
+ * everybody). Returns the user's membership of its territory.
  */
 async function visibleEntityFor(em: EntityManager, user: AuthUser, entityId: string, territoryId?: string) {
   const [row] = await run<MapEntityRow>(em, entityByIdQuery(entityId));
   if (!row || (territoryId && row.territory_id !== territoryId) || row.status === 'REJECTED') throw notFound('Map entity');
   const membership = await membershipOf(em, row.territory_id, user.id);
-  if (row.visibility === 'RESIDENTS_ONLY' && membership?.role !== 'RESIDENT') throw notFound('Map entity');
+  const hidden = row.visibility === 'RESIDENTS_ONLY' && row.created_by_user_id !== user.id && !seesResidentsOnly(user, membership);
+  if (hidden) throw notFound('Map entity');
   return { row, membership };
 }
 

@@ -10,7 +10,8 @@ import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
 import type { PlainRoutes } from '../plain-routes.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
-import { mediaUrl, openMedia, purgeDeletedMedia, uploadMedia } from './media.service.js';
+import { openMediaFor } from './media-access.js';
+import { mediaUrl, purgeDeletedMedia, uploadMedia } from './media.service.js';
 
 const UPLOAD_PATH = '/api/v1/media/upload';
 const MEDIA_PATH = '/api/v1/media/{id}';
@@ -36,18 +37,19 @@ export const mediaRoutes: PlainRoutes = {
 
     // Media are read as part of feed, event and item pages: the feed-read bucket, not the global one.
     app.get(MEDIA_PATH.replace('{id}', ':id'), { config: { rateLimit: rateLimitRouteConfig(deps.config, 'feedRead') } }, async (request, reply) => {
-      requireUser(request);
+      const user = requireUser(request);
       const params = mediaParams.safeParse(request.params);
       if (!params.success) throw validationFailed('id', 'must be a UUID');
-      const { asset, file } = await openMedia(deps.orm.em.fork() as EntityManager, deps.storage, params.data.id);
+      const { asset, file } = await openMediaFor(deps.orm.em.fork() as EntityManager, deps.storage, user, params.data.id);
       const ext = /\.([a-z0-9]{1,10})$/i.exec(asset.storageKey)?.[1];
       return reply
         .status(200)
         .header('Content-Type', asset.mimeType)
         .header('Content-Length', String(file.sizeBytes))
         .header('Content-Disposition', `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`)
-        // The bytes behind an id never change; only signed-in users may read them.
-        .header('Cache-Control', 'private, max-age=86400, immutable')
+        // The bytes behind an id never change, but who may read them does (blocks, memberships, visibility edits):
+        // only the reader's own cache keeps them, and briefly.
+        .header('Cache-Control', 'private, max-age=300')
         .send(file.stream);
     });
   },
@@ -76,7 +78,11 @@ export const mediaRoutes: PlainRoutes = {
     [MEDIA_PATH]: {
       get: {
         tags: ['Media'],
-        summary: 'Stream a media file',
+        summary: 'Stream a media file (to whoever may see the content showing it)',
+        description:
+          'The uploader always; media of a post to whoever sees the post in the feed (membership layer, ' +
+          'RESIDENTS_ONLY, published, author not blocked); media of an event to every signed-in user who did not block ' +
+          'its creator; media not attached yet to its uploader only. Anyone else gets the 404 of unknown media.',
         security: [{ BearerAuth: [] }],
         requestParams: { path: mediaParams },
         responses: {
@@ -91,7 +97,7 @@ export const mediaRoutes: PlainRoutes = {
           },
           '400': { description: 'Malformed id' },
           '401': { description: 'Unauthorized' },
-          '404': { description: 'Unknown or deleted media' },
+          '404': { description: 'Unknown or deleted media, or media the caller may not see' },
         },
       },
     },

@@ -75,19 +75,11 @@ export async function uploadMedia(em: EntityManager, storage: Storage, userId: s
   }
 }
 
-/** A media asset that is not deleted, else 404. */
+/** A media asset that is not deleted, else 404 (no access check: streaming goes through media-access.ts). */
 export async function findLiveMedia(em: EntityManager, id: string): Promise<MediaAssetEntity> {
   const asset = await em.findOne(MediaAsset, { id, deletedAtUtc: null });
   if (!asset) throw notFound('Media');
   return asset;
-}
-
-/** The asset and its bytes for streaming; 404 when either is gone. */
-export async function openMedia(em: EntityManager, storage: Storage, id: string) {
-  const asset = await findLiveMedia(em, id);
-  const file = await storage.open(asset.storageKey);
-  if (!file) throw notFound('Media file');
-  return { asset, file };
 }
 
 /**

@@ -44,6 +44,7 @@ export const membershipsRouter = router({
         summary: 'Ask to become RESIDENT: 201 with the new join request, 200 with the pending one',
       },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(becomeResidentInput)
     .output(joinRequestOutput)
@@ -68,6 +69,7 @@ export const membershipsRouter = router({
         summary: 'Transfer my residency: a join request in the target territory; its approval moves the residency',
       },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(transferResidencyInput)
     .output(joinRequestOutput)
@@ -98,6 +100,7 @@ export const membershipsRouter = router({
         summary: "Send an uploaded residency document to the territory's curators (RESIDENT only)",
       },
       successStatus: 201,
+      idempotentRepeat: true,
     })
     .input(documentVerificationInput)
     .output(residencyDocumentOutput)

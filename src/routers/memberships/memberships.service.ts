@@ -7,6 +7,7 @@ import { haversineKm } from '../../platform/geo.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { MembershipOutput } from './memberships.schemas.js';
+import { lockResidencySubject } from './residency-decision.js';
 
 type MembershipRow = InferEntity<typeof TerritoryMembership>;
 
@@ -53,25 +54,29 @@ export async function listMine(em: EntityManager, userId: string): Promise<Membe
   return rows.map(toMembershipOutput);
 }
 
+export const NOT_RESIDENT_DETAIL = 'Only a RESIDENT of this territory can verify residency.';
+
 /** The caller's RESIDENT membership of the territory; anyone else (visitor, no membership) is refused with 403. */
 export async function requireResident(em: EntityManager, userId: string, territoryId: string) {
   const territory = await em.findOne(Territory, { id: territoryId });
   if (!territory) throw notFound('Territory');
   const membership = await em.findOne(TerritoryMembership, { territoryId, userId });
-  if (membership?.role !== 'RESIDENT') throw forbidden('Only a RESIDENT of this territory can verify residency.', 'NOT_RESIDENT');
+  if (membership?.role !== 'RESIDENT') throw forbidden(NOT_RESIDENT_DETAIL, 'NOT_RESIDENT');
   return { territory, membership };
 }
 
 /**
  * Geolocation check: inside the territory's radius (haversine from its centre) the membership becomes
- * GEOVERIFIED; outside, a 400 stating the distance and the allowed radius.
+ * GEOVERIFIED; outside, a 400 stating the distance and the allowed radius. The membership row is locked like
+ * every other residency writer (document submission, decisions, transfer approval) and its role read again
+ * under the lock: a transfer approved meanwhile has made it VISITOR, which must not get a verification.
  */
 export async function verifyByGeolocation(
   em: EntityManager,
   userId: string,
   input: { territoryId: string; latitude: number; longitude: number },
 ): Promise<MembershipOutput> {
-  const { territory, membership } = await requireResident(em, userId, input.territoryId);
+  const { territory, membership: unlocked } = await requireResident(em, userId, input.territoryId);
   const distanceKm = haversineKm(territory.latitude, territory.longitude, input.latitude, input.longitude);
   if (distanceKm > territory.radiusKm) {
     throw badRequest(
@@ -79,15 +84,19 @@ export async function verifyByGeolocation(
       'OUTSIDE_TERRITORY_RADIUS',
     );
   }
-  membership.geoVerifiedAtUtc = clock.now();
-  em.create(AuditEntry, {
-    actorUserId: userId,
-    action: 'membership.geoVerified',
-    subjectType: 'TerritoryMembership',
-    subjectId: membership.id,
-    territoryId: territory.id,
-    data: { distanceKm: Number(distanceKm.toFixed(3)), radiusKm: territory.radiusKm },
+  return em.transactional(async (tx) => {
+    const membership = await lockResidencySubject(tx, unlocked.id);
+    if (membership?.role !== 'RESIDENT') throw forbidden(NOT_RESIDENT_DETAIL, 'NOT_RESIDENT');
+    membership.geoVerifiedAtUtc = clock.now();
+    tx.create(AuditEntry, {
+      actorUserId: userId,
+      action: 'membership.geoVerified',
+      subjectType: 'TerritoryMembership',
+      subjectId: membership.id,
+      territoryId: territory.id,
+      data: { distanceKm: Number(distanceKm.toFixed(3)), radiusKm: territory.radiusKm },
+    });
+    await tx.flush();
+    return toMembershipOutput(membership);
   });
-  await em.flush();
-  return toMembershipOutput(membership);
 }

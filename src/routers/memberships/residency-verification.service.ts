@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
 import { createWorkItem } from '../work-items/work-items.service.js';
-import { requireResident } from './memberships.service.js';
+import { NOT_RESIDENT_DETAIL, requireResident } from './memberships.service.js';
 import type { ResidencyDocumentOutput } from './memberships.schemas.js';
 import { lockResidencySubject } from './residency-decision.js';
 
@@ -22,7 +22,7 @@ type MembershipRow = InferEntity<typeof TerritoryMembership>;
 /** Inside the caller's transaction: the membership locked, and still RESIDENT (it may have changed meanwhile). */
 async function lockedResidentMembership(tx: EntityManager, membershipId: string) {
   const membership = await lockResidencySubject(tx, membershipId);
-  if (membership?.role !== 'RESIDENT') throw forbidden('Only a RESIDENT of this territory can verify residency.', 'NOT_RESIDENT');
+  if (membership?.role !== 'RESIDENT') throw forbidden(NOT_RESIDENT_DETAIL, 'NOT_RESIDENT');
   return membership;
 }
 

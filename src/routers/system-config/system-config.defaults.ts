@@ -1,5 +1,6 @@
 /**
- * The settings the code reads, with their defaults. Seeded on start (missing keys only, so an operator's change
+ * The settings the code reads, with their defaults (the reports issue adds its dedup window and sanction threshold
+ * when it adds the code that reads them). Seeded on start (missing keys only, so an operator's change
  * survives restarts) and used to validate PUTs of these keys.
  */
 export interface SystemConfigDefault {
@@ -24,27 +25,6 @@ export const SYSTEM_CONFIG_DEFAULTS: readonly SystemConfigDefault[] = [
     value: '24',
     category: 'JoinRequests',
     description: 'Length in hours of the join-request creation window.',
-    integer: { min: 1, max: 24 * 365 },
-  },
-  {
-    key: 'Reports:DedupWindowMinutes',
-    value: '60',
-    category: 'Reports',
-    description: 'A repeated report of the same target by the same user within this many minutes is not recorded again.',
-    integer: { min: 0, max: 60 * 24 * 365 },
-  },
-  {
-    key: 'Reports:AutoSanctionThreshold',
-    value: '5',
-    category: 'Reports',
-    description: 'Reports by distinct users against one target within the threshold window that trigger an automatic sanction.',
-    integer: { min: 1, max: 100_000 },
-  },
-  {
-    key: 'Reports:ThresholdWindowHours',
-    value: '24',
-    category: 'Reports',
-    description: 'Length in hours of the window in which reports count towards the automatic sanction threshold.',
     integer: { min: 1, max: 24 * 365 },
   },
   {

@@ -3,7 +3,7 @@ import { normalizeFeatureFlag, TERRITORY_FEATURE_FLAGS, TERRITORY_STATUSES } fro
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { zOptionalText, zText } from '../../platform/text.js';
+import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
 
 export const territoryOutput = z
   .object({
@@ -29,7 +29,10 @@ export const territoryPage = pagedOutput(territoryOutput).meta({ id: 'TerritoryP
 
 export const byIdInput = z.object({ id: zId });
 
-const tag = z.string().transform((v) => v.trim().toLowerCase()).pipe(z.string().min(1).max(50));
+const tag = z
+  .string()
+  .transform((v) => sanitizeText(v).toLowerCase())
+  .pipe(z.string().min(1).max(50).regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'));
 
 /** Body of a suggestion; admins add radius, parent and tags when creating directly. */
 export const suggestionInput = z.object({

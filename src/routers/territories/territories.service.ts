@@ -261,8 +261,8 @@ export async function getSelection(em: EntityManager, userId: string, sessionId:
 }
 
 /**
- * The territory an operation applies to: an explicit id wins, else the session's selection, else 404
- * "No territory selected." Callers still check the territory exists and the caller's access to it.
+ * The territory an operation applies to: an explicit id wins, else the session's selection (none: 404 "No territory
+ * selected."); it must be ACTIVE (else 404). Callers still check the caller's access to it.
  */
 export async function resolveTerritoryId(
   em: EntityManager,
@@ -270,10 +270,14 @@ export async function resolveTerritoryId(
   sessionId: string | null | undefined,
   explicitTerritoryId?: string | null,
 ): Promise<string> {
-  if (explicitTerritoryId) return explicitTerritoryId;
-  const selected = sessionId ? await selectedTerritoryId(em, userId, sessionId) : null;
-  if (!selected) throw noTerritorySelected();
-  return selected;
+  const territoryId = explicitTerritoryId ?? (sessionId ? await selectedTerritoryId(em, userId, sessionId) : null);
+  if (!territoryId) throw noTerritorySelected();
+  // Content lives in ACTIVE territories only: a PENDING or REJECTED one is not revealed through its content.
+  const [active] = await em
+    .getConnection()
+    .execute<{ id: string }[]>(`select id from territory where id = ? and status = 'ACTIVE'`, [territoryId]);
+  if (!active) throw notFound('Territory');
+  return territoryId;
 }
 
 // ---- Feature flags ----
