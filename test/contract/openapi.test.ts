@@ -254,7 +254,8 @@ describe('(d) the document', () => {
       expect(Object.keys(responses), name).toContain(String(op.meta.successStatus));
       if (op.meta.idempotentRepeat) expect(Object.keys(responses), name).toContain('200');
       else expect(Object.keys(responses), name).not.toContain('200');
-      if (op.meta.successStatus === 201) expect(responses['201']?.headers, name).toHaveProperty('Location');
+      const created = (responses as Record<string, { headers?: Record<string, unknown> }>)['201'];
+      if (op.meta.successStatus === 201) expect(created?.headers, name).toHaveProperty('Location');
     }
   });
 

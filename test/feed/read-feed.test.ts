@@ -191,6 +191,26 @@ describe('GET /api/v1/feed/me and /feed/me/paged', () => {
     expect(paged.json()).toMatchObject({ totalCount: 2, totalPages: 2, hasNextPage: true, items: [{ id: b.id }] });
   });
 
+  it('takes the feed filters too: mapEntityId, assetId and filterByInterests', async () => {
+    const place = await newTerritory(t);
+    const me = await newResident(t, place);
+    const mapEntityId = await insertMapEntity(t, place.id, me.id);
+    const assetId = await insertAsset(t, place.id, me.id);
+    const onEntity = await postOk(t, me, place.id, { mapEntityId });
+    const onAsset = await postOk(t, me, place.id, { assetIds: [assetId], tags: ['birds'] });
+    const plain = await postOk(t, me, place.id);
+    const mine = async (query: string) =>
+      ((await t.app.inject({ method: 'GET', url: `/api/v1/feed/me?${query}`, headers: me.headers })).json() as FeedItem[]).map((p) => p.id);
+    expect(await mine('')).toEqual([plain.id, onAsset.id, onEntity.id]);
+    expect(await mine(`mapEntityId=${mapEntityId}`)).toEqual([onEntity.id]);
+    expect(await mine(`assetId=${assetId}`)).toEqual([onAsset.id]);
+    expect(await mine(`mapEntityId=${UNKNOWN_ID}`)).toEqual([]);
+    await t.sql(`insert into user_interest (id, created_at_utc, user_id, tag) values (gen_random_uuid(), now(), $1, 'birds')`, [me.id]);
+    expect(await mine('filterByInterests=true')).toEqual([onAsset.id]);
+    const paged = await t.app.inject({ method: 'GET', url: `/api/v1/feed/me/paged?mapEntityId=${mapEntityId}`, headers: me.headers });
+    expect(paged.json()).toMatchObject({ totalCount: 1, items: [{ id: onEntity.id }] });
+  });
+
   it('is 401 without a token and 400 on bad paging', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/feed/me' })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/feed/me/paged' })).statusCode).toBe(401);

@@ -111,7 +111,7 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(count).toContain('post_feed_idx');
     expect(seqScanOnPost(count)).toBe(false);
 
-    const mine = await explain(myPostsQuery(prolific.id, null, { offset: 0, limit: 20 }));
+    const mine = await explain(myPostsQuery(prolific.id, { territoryId: null, anyTags: null, mapEntityId: null, assetId: null }, { offset: 0, limit: 20 }));
     expect(mine).toContain('post_author_idx');
     expect(seqScanOnPost(mine)).toBe(false);
 

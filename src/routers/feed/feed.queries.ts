@@ -2,8 +2,9 @@
  * SQL of the feed hot read paths, with explicit columns and `?` placeholders (`em.execute(sql, params)`; the
  * `pg` driver takes the same text through territories.queries.ts `toNumberedParams`). Array parameters are passed
  * as PostgreSQL array literals (`pgArrayLiteral`) so the text works with both. Every list filters and orders on
- * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`): keep the two in step, the status
- * literal 'PUBLISHED' included, so the partial index applies.
+ * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`), and the feed count reads
+ * `post_feed_idx_count` alone: keep the two in step, the status literal 'PUBLISHED' included, so the partial
+ * indexes apply.
  */
 import type { SqlQuery } from '../territories/territories.queries.js';
 
@@ -92,6 +93,14 @@ function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
     parts.push(`not (p.author_user_id = any(?::uuid[]))`);
     params.push(pgArrayLiteral(viewer.blockedUserIds));
   }
+  const optional = optionalFilters(filter);
+  return { sql: [...parts, ...optional.parts].join(' and '), params: [...params, ...optional.params] };
+}
+
+/** The listing filters shared by the territory feed and my posts: interests, map entity, asset. */
+function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
+  const parts: string[] = [];
+  const params: unknown[] = [];
   if (filter.anyTags) {
     parts.push(`p.tags && ?::text[]`);
     params.push(pgArrayLiteral(filter.anyTags));
@@ -104,7 +113,7 @@ function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
     parts.push(`p.asset_ids @> ?::text[]`);
     params.push(pgArrayLiteral([filter.assetId]));
   }
-  return { sql: parts.join(' and '), params };
+  return { parts, params };
 }
 
 /** A page of a territory's feed, newest first. */
@@ -122,27 +131,31 @@ export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery
   return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
 }
 
-function myWhere(userId: string, territoryId: string | null): SqlQuery {
+/** My posts: every territory (territoryId null) or one, with the same optional filters as the territory feed. */
+export type MyPostsFilter = Omit<FeedFilter, 'territoryId'> & { territoryId: string | null };
+
+function myWhere(userId: string, filter: MyPostsFilter): SqlQuery {
   const parts = [`p.author_user_id = ?::uuid`, `p.status = 'PUBLISHED'`];
   const params: unknown[] = [userId];
-  if (territoryId) {
+  if (filter.territoryId) {
     parts.push(`p.territory_id = ?::uuid`);
-    params.push(territoryId);
+    params.push(filter.territoryId);
   }
-  return { sql: parts.join(' and '), params };
+  const optional = optionalFilters(filter);
+  return { sql: [...parts, ...optional.parts].join(' and '), params: [...params, ...optional.params] };
 }
 
 /** The caller's own published posts (every territory, or one), newest first, through `post_author_idx`. */
-export function myPostsQuery(userId: string, territoryId: string | null, page: { offset: number; limit: number }): SqlQuery {
-  const where = myWhere(userId, territoryId);
+export function myPostsQuery(userId: string, filter: MyPostsFilter, page: { offset: number; limit: number }): SqlQuery {
+  const where = myWhere(userId, filter);
   return {
     sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
     params: [userId, ...where.params, page.offset, page.limit],
   };
 }
 
-export function myPostsCountQuery(userId: string, territoryId: string | null): SqlQuery {
-  const where = myWhere(userId, territoryId);
+export function myPostsCountQuery(userId: string, filter: MyPostsFilter): SqlQuery {
+  const where = myWhere(userId, filter);
   return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
 }
 

@@ -123,9 +123,10 @@ export const feedListInput = z.object({ ...feedFilters, ...skipTakeInput() });
 export const feedPagedInput = z.object({ ...feedFilters, ...pageInput });
 export type FeedFilterInput = z.infer<typeof feedListInput>;
 
-/** My posts: every territory, or one when `territoryId` is given. */
-export const myFeedListInput = z.object({ territoryId: zId.optional(), ...skipTakeInput() });
-export const myFeedPagedInput = z.object({ territoryId: zId.optional(), ...pageInput });
+/** My posts: every territory, or one when `territoryId` is given; the same filters as the territory feed. */
+export const myFeedListInput = z.object({ ...feedFilters, ...skipTakeInput() });
+export const myFeedPagedInput = z.object({ ...feedFilters, ...pageInput });
+export type MyFeedFilterInput = Omit<z.infer<typeof myFeedListInput>, 'skip' | 'take'>;
 
 export const postIdInput = z.object({ id: zId });
 export const addCommentInput = z.object({ id: zId, content: zText({ max: 2000 }) });

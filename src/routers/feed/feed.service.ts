@@ -23,6 +23,7 @@ import {
   feedPageQuery,
   myPostsCountQuery,
   myPostsQuery,
+  type MyPostsFilter,
   pgArrayLiteral,
   postByIdQuery,
   type SqlQuery,
@@ -32,6 +33,7 @@ import type {
   CreatePostInput,
   FeedFilterInput,
   FeedItemOutput,
+  MyFeedFilterInput,
   PostCountsOutput,
   ShareOutput,
   UpdatePostInput,
@@ -196,16 +198,26 @@ export async function pageFeed(
   return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
-/** The caller's own published posts, newest first: every territory, or the given one. */
-export async function listMine(em: EntityManager, userId: string, input: { territoryId?: string | undefined; skip: number; take: number }) {
-  return toItems(em, await run<FeedRow>(em, myPostsQuery(userId, input.territoryId ?? null, { offset: input.skip, limit: input.take })));
+async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFilterInput): Promise<MyPostsFilter> {
+  return {
+    territoryId: input.territoryId ?? null,
+    anyTags: input.filterByInterests ? await interestTags(em, userId) : null,
+    mapEntityId: input.mapEntityId ?? null,
+    assetId: input.assetId ?? null,
+  };
 }
 
-export async function pageMine(em: EntityManager, userId: string, input: { territoryId?: string | undefined; pageNumber: number; pageSize: number }) {
-  const territoryId = input.territoryId ?? null;
+/** The caller's own published posts, newest first: every territory, or the given one, with the feed's filters. */
+export async function listMine(em: EntityManager, userId: string, input: MyFeedFilterInput & { skip: number; take: number }) {
+  const filter = await myPostsFilter(em, userId, input);
+  return toItems(em, await run<FeedRow>(em, myPostsQuery(userId, filter, { offset: input.skip, limit: input.take })));
+}
+
+export async function pageMine(em: EntityManager, userId: string, input: MyFeedFilterInput & { pageNumber: number; pageSize: number }) {
+  const filter = await myPostsFilter(em, userId, input);
   const [rows, count] = await Promise.all([
-    run<FeedRow>(em, myPostsQuery(userId, territoryId, pageOffset(input.pageNumber, input.pageSize))),
-    run<{ total: number }>(em, myPostsCountQuery(userId, territoryId)),
+    run<FeedRow>(em, myPostsQuery(userId, filter, pageOffset(input.pageNumber, input.pageSize))),
+    run<{ total: number }>(em, myPostsCountQuery(userId, filter)),
   ]);
   return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
