@@ -774,6 +774,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/join-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A join request (its requester, recipients, curators of the territory, system admins) */
+        get: operations["joinRequests-byId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/join-requests/{id}/approve": {
         parameters: {
             query?: never;
@@ -934,7 +951,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Stream a media file */
+        /**
+         * Stream a media file (to whoever may see the content showing it)
+         * @description The uploader always; media of a post to whoever sees the post in the feed (membership layer, RESIDENTS_ONLY, published, author not blocked); media of an event to every signed-in user who did not block its creator; media not attached yet to its uploader only. Anyone else gets the 404 of unknown media.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1403,7 +1423,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The territory's map entities (SUGGESTED and VALIDATED; RESIDENTS_ONLY to residents; blocked users' hidden) */
+        /** The territory's map entities (SUGGESTED and VALIDATED; RESIDENTS_ONLY to residents, the territory's curators and moderators and system admins; blocked users' hidden) */
         get: operations["map-entities"];
         put?: never;
         /** Suggest a map entity (members; SUGGESTED) */
@@ -4272,6 +4292,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4662,6 +4684,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5207,9 +5231,20 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterestList"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6255,9 +6290,20 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinRequest"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,9 +6375,20 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinRequest"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6477,9 +6534,20 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResidencyDocumentSubmission"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6551,9 +6619,20 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinRequest"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6705,6 +6784,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JoinRequestPage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "joinRequests-byId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinRequest"];
                 };
             };
             /** @description Invalid input (VALIDATION_FAILED lists each field) */
@@ -8092,6 +8247,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8761,6 +8918,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9084,6 +9243,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9222,6 +9383,9 @@ export interface operations {
         parameters: {
             query?: {
                 territoryId?: string;
+                filterByInterests?: string;
+                mapEntityId?: string;
+                assetId?: string;
                 skip?: number;
                 take?: number;
             };
@@ -9300,6 +9464,9 @@ export interface operations {
         parameters: {
             query?: {
                 territoryId?: string;
+                filterByInterests?: string;
+                mapEntityId?: string;
+                assetId?: string;
                 pageNumber?: number;
                 pageSize?: number;
             };
@@ -9850,6 +10017,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9914,9 +10083,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostShare"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10078,6 +10258,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10305,9 +10487,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MapEntityRelation"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,6 +10835,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11255,6 +11450,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

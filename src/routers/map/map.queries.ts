@@ -2,8 +2,9 @@
  * SQL of the map read paths (entity list, pins), explicit columns and `?` placeholders as
  * `em.getConnection().execute(sql, params)` takes them; a benchmark baseline can run the same text through
  * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_territory_idx (entities,
- * and the posts and media reached through them), event (territory_id, starts_at_utc), alert_validated_territory_idx,
- * territory_asset_active_idx. The status literals are written out so those partial indexes apply.
+ * and the media reached through them), post_map_pin_idx (posts placed at entities), event (territory_id,
+ * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx. The status literals and
+ * `map_entity_id is not null` are written out so those partial indexes apply.
  */
 import type { SqlQuery } from '../territories/territories.queries.js';
 import type { PinType } from './map.schemas.js';
@@ -110,15 +111,16 @@ export interface PinRow {
 
 /**
  * One kind of pin: the select list (type, rank, id, latitude, longitude, title, asset_type, asset_subtype, sort_at,
- * ord), its from/where, and the order matching its index. `count`, when given, is the from/where the pin count reads
- * instead (the same rows, joined the way that suits reading them all).
+ * ord), its from/where, and the order matching its index. `count`, when given, is what the pin count reads instead:
+ * the same pins, joined the way that suits reading them all, or summed without producing them (`total`, default
+ * `count(*)`).
  */
 interface Branch {
   select: string;
   from: string;
   where: Where;
   order: string;
-  count?: { from: string; where: Where };
+  count?: { total?: string; from: string; where: Where };
 }
 
 const RANK: Record<PinType, number> = { entity: 1, post: 2, event: 3, asset: 4, alert: 5, media: 6 };
@@ -209,6 +211,8 @@ const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter) => Branch
       from: 'territory_asset a cross join lateral jsonb_array_elements(a.geo_anchors) with ordinality as g(anchor, ord)',
       where,
       order: 'a.created_at_utc desc, a.id desc, g.ord',
+      // The conditions read the asset only: its pins are its anchors, counted without expanding them.
+      count: { total: 'coalesce(sum(jsonb_array_length(a.geo_anchors)), 0)', from: 'territory_asset a', where },
     };
   },
   // Alerts without coordinates have no place on the map.
@@ -286,8 +290,9 @@ export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, 
 export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
   const branches = branchesOf(viewer, filter);
   if (branches.length === 0) return null;
+  const counts = branches.map(({ count, from, where }) => ({ total: count?.total ?? 'count(*)', from: count?.from ?? from, where: count?.where ?? where }));
   return {
-    sql: `select (${branches.map((b) => `(select count(*) from ${(b.count ?? b).from} where ${(b.count ?? b).where.sql})`).join(' + ')})::int as total`,
-    params: branches.flatMap((b) => (b.count ?? b).where.params),
+    sql: `select (${counts.map((c) => `(select ${c.total} from ${c.from} where ${c.where.sql})`).join(' + ')})::int as total`,
+    params: counts.flatMap((c) => c.where.params),
   };
 }

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122000907 extends Migration {
+export class Migration20261122005745 extends Migration {
 
-  override name = 'Migration20261122000907';
+  override name = 'Migration20261122005745';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "audit_entry" ("id" uuid not null, "created_at_utc" timestamptz not null, "actor_user_id" uuid null, "action" varchar(100) not null, "subject_type" varchar(50) not null, "subject_id" varchar(100) null, "territory_id" uuid null, "data" jsonb not null default '{}', primary key ("id"));`);
@@ -58,6 +58,8 @@ export class Migration20261122000907 extends Migration {
 
     this.addSql(`create table "post" ("id" uuid not null, "created_at_utc" timestamptz not null, "territory_id" uuid not null, "author_user_id" uuid not null, "title" varchar(200) not null, "content" text not null, "type" varchar(20) not null, "visibility" varchar(20) not null, "status" varchar(20) not null default 'PUBLISHED', "tags" text[] not null default '{}', "map_entity_id" uuid null, "asset_ids" text[] not null default '{}', "event_id" uuid null, "alert_id" uuid null, "like_count" int not null default 0, "comment_count" int not null default 0, "share_count" int not null default 0, "updated_at_utc" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "post_feed_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) where status = 'PUBLISHED';`);
+    this.addSql(`create index "post_feed_idx_count" on "post" ("territory_id", "visibility", "author_user_id") where status = 'PUBLISHED';`);
+    this.addSql(`create index "post_map_pin_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'PUBLISHED' and map_entity_id is not null;`);
     this.addSql(`create index "post_author_idx" on "post" ("author_user_id", "created_at_utc" desc, "id" desc);`);
     this.addSql(`create index "post_map_entity_idx" on "post" ("map_entity_id") where map_entity_id is not null;`);
     this.addSql(`create index "post_event_idx" on "post" ("event_id") where event_id is not null;`);
@@ -114,6 +116,7 @@ export class Migration20261122000907 extends Migration {
     this.addSql(`create index "evidence_user_id_index" on "evidence" ("user_id");`);
 
     this.addSql(`create table "event" ("id" uuid not null, "created_at_utc" timestamptz not null, "territory_id" uuid not null, "title" varchar(200) not null, "description" varchar(2000) null, "starts_at_utc" timestamptz not null, "ends_at_utc" timestamptz null, "latitude" double precision not null, "longitude" double precision not null, "location_label" varchar(200) null, "cover_media_id" uuid null, "additional_media_ids" text[] not null default '{}', "status" varchar(20) not null default 'SCHEDULED', "created_by_user_id" uuid not null, "created_by_membership" varchar(20) not null, "post_id" uuid null, "cancelled_at_utc" timestamptz null, primary key ("id"));`);
+    this.addSql(`create index "event_post_id_index" on "event" ("post_id");`);
     this.addSql(`create index "event_territory_id_starts_at_utc_index" on "event" ("territory_id", "starts_at_utc");`);
     this.addSql(`create index "event_scheduled_geo_idx" on "event" using gist (point("longitude", "latitude")) where status = 'SCHEDULED';`);
 
@@ -208,6 +211,7 @@ export class Migration20261122000907 extends Migration {
 
     this.addSql(`alter table "event" add constraint "event_territory_id_foreign" foreign key ("territory_id") references "territory" ("id") on delete cascade;`);
     this.addSql(`alter table "event" add constraint "event_created_by_user_id_foreign" foreign key ("created_by_user_id") references "app_user" ("id") on delete cascade;`);
+    this.addSql(`alter table "event" add constraint "event_post_id_foreign" foreign key ("post_id") references "post" ("id") on delete set null;`);
 
     this.addSql(`alter table "event_participation" add constraint "event_participation_event_id_foreign" foreign key ("event_id") references "event" ("id") on update cascade on delete cascade;`);
     this.addSql(`alter table "event_participation" add constraint "event_participation_user_id_foreign" foreign key ("user_id") references "app_user" ("id") on update cascade on delete cascade;`);
@@ -282,6 +286,7 @@ export class Migration20261122000907 extends Migration {
     this.addSql(`alter table "post_share" drop constraint "post_share_post_id_foreign";`);
     this.addSql(`alter table "post_like" drop constraint "post_like_post_id_foreign";`);
     this.addSql(`alter table "post_comment" drop constraint "post_comment_post_id_foreign";`);
+    this.addSql(`alter table "event" drop constraint "event_post_id_foreign";`);
     this.addSql(`alter table "media_attachment" drop constraint "media_attachment_media_asset_id_foreign";`);
     this.addSql(`alter table "map_entity_relation" drop constraint "map_entity_relation_entity_id_foreign";`);
     this.addSql(`alter table "map_entity_confirmation" drop constraint "map_entity_confirmation_entity_id_foreign";`);
