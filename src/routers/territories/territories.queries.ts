@@ -143,10 +143,12 @@ export function searchQuery(filter: SearchFilter & { offset: number; limit: numb
     };
   }
   // Matches first (trigram/prefix indexes), then sort: left to itself the planner walks the name index and discards
-  // most of the table when the matches sort late (measured: ~1 s for "Vila d" on 100k rows).
+  // most of the table when the matches sort late (measured: ~0.5-1 s for "Vila" on 100k rows). Only (id, name) of
+  // the matches are sorted; the page's 20 rows are read in full afterwards (half the time of sorting full rows).
   return {
-    sql: `with matches as materialized (select ${COLUMNS} from territory t where ${where.sql})
-          select * from matches order by name, id offset ?::int limit ?::int`,
+    sql: `with matches as materialized (select t.id, t.name from territory t where ${where.sql}),
+          page as (select id from matches order by name, id offset ?::int limit ?::int)
+          select ${COLUMNS} from page join territory t on t.id = page.id order by t.name, t.id`,
     params: [...where.params, filter.offset, filter.limit],
   };
 }
