@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,7 +107,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await app.register(cookie);
 
   // App
-  await app.register(authPlugin, { config, em: () => orm.em.fork() });
+  await app.register(authPlugin, { config, em: orm.em as EntityManager });
   await app.register(rateLimitPlugin, { config });
   await app.register(systemPlugin, { deps });
   await app.register(csrfPlugin);
@@ -123,7 +124,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
         if (!req.auth) {
           const token = info.connectionParams?.token;
           const header = token ? `Bearer ${token}` : req.headers.authorization;
-          return createContext(deps, req, await resolveBearer(header, config, orm.em.fork()));
+          return createContext(deps, req, await resolveBearer(header, config, orm.em as EntityManager));
         }
         return createContext(deps, req);
       },

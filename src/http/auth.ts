@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
 import type { IdentityVerificationStatus, SystemPermission } from '../entities/user.entity.js';
 import { verifyAccessToken } from '../platform/jwt.js';
+import { isUuid } from '../platform/ids.js';
 
 /** The caller behind a bearer token, with the roles read from the database (not from the token). */
 export interface AuthUser {
@@ -55,23 +56,22 @@ async function loadUser(em: EntityManager, id: string): Promise<AuthUser | null>
   return user;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function resolveBearer(header: string | undefined, config: AppConfig, em: EntityManager): Promise<RequestAuth> {
   if (!header) return { user: null, error: null };
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
   const check = await verifyAccessToken(config.jwt, match[1]);
   if (!check.ok) return { user: null, error: check.reason };
-  if (!UUID.test(check.subject)) return { user: null, error: 'The token is invalid.' };
+  if (!isUuid(check.subject)) return { user: null, error: 'The token is invalid.' };
   const user = await loadUser(em, check.subject);
   return user ? { user, error: null } : { user: null, error: 'The token belongs to no active user.' };
 }
 
 /** Resolves `Authorization: Bearer` on every request before rate limiting and routing. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { config: AppConfig; em: () => EntityManager }) => {
+/** `em` may be the ORM's root EntityManager: the lookup is one raw query, with no identity map involved. */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { config: AppConfig; em: EntityManager }) => {
   app.decorateRequest('auth', null as unknown as RequestAuth);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    request.auth = await resolveBearer(request.headers.authorization, opts.config, opts.em());
+    request.auth = await resolveBearer(request.headers.authorization, opts.config, opts.em);
   });
 }, { name: 'auth' });

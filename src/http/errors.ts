@@ -2,8 +2,8 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
-import { AppError, type FieldError, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
-import { isDataException, zodFieldErrors } from '../trpc/init.js';
+import { AppError, type FieldError, invalidValue, isDataException, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
+import { zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
 
 const TRPC_STATUS: Record<string, number> = {
@@ -66,19 +66,12 @@ export function classifyError(error: unknown): Classified {
   if (error instanceof TRPCError) {
     if (error.cause instanceof ZodError) return fromZod(error.cause);
     if (error.cause instanceof AppError) return classifyError(error.cause);
-    if (error.cause && error.code === 'INTERNAL_SERVER_ERROR') {
-      const fromCause = classifyError(error.cause);
-      if (fromCause.status < 500) return fromCause;
-    }
     const status = TRPC_STATUS[error.code] ?? 500;
     if (status >= 500) return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
     return { status, code: error.code, detail: error.message };
   }
-  // PostgreSQL "data exception" (SQLSTATE class 22: out-of-range numbers, NUL bytes, malformed text): a value a
-  // client sent that some validation let through. Never a 500; logged by the caller as a missing validation.
-  if (isDataException(error)) {
-    return { status: 400, code: 'INVALID_VALUE', detail: 'A value in the request is out of range or malformed.' };
-  }
+  // A PostgreSQL data exception thrown outside a procedure (plain routes); procedures convert theirs in init.ts.
+  if (isDataException(error)) return classifyError(invalidValue());
   const fastifyError = error as Partial<FastifyError> & { rateLimited?: boolean };
   if (fastifyError.rateLimited) {
     return { status: 429, code: 'RATE_LIMIT_EXCEEDED', detail: RATE_LIMIT_DETAIL, headers: { 'Retry-After': '60' } };

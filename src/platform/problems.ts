@@ -39,6 +39,13 @@ export const conflict = (message: string, code = 'CONFLICT') => new AppError('CO
 export const tooManyRequests = () =>
   new AppError('TOO_MANY_REQUESTS', 'RATE_LIMIT_EXCEEDED', RATE_LIMIT_DETAIL, { headers: { 'Retry-After': '60' } });
 
+/** PostgreSQL "data exception" (SQLSTATE class 22): a client's value that no validation caught. */
+export function isDataException(error: unknown): boolean {
+  const state = (error as { sqlState?: unknown; code?: unknown } | null)?.sqlState ?? (error as { code?: unknown } | null)?.code;
+  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
+}
+export const invalidValue = () => new AppError('BAD_REQUEST', 'INVALID_VALUE', 'A value in the request is out of range or malformed.');
+
 export const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Please try again later.';
 
 const TITLES: Record<number, string> = {

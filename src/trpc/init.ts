@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
-import { AppError, type FieldError } from '../platform/problems.js';
+import { AppError, type FieldError, invalidValue, isDataException } from '../platform/problems.js';
 import type { Context } from './context.js';
 
 /** The rate-limit bucket an operation counts against (DESIGN section 9). */
@@ -48,17 +48,11 @@ const t = initTRPC
     },
   });
 
-/** PostgreSQL "data exception" (SQLSTATE class 22): a client's value that no validation caught. */
-export function isDataException(error: unknown): boolean {
-  const state = (error as { sqlState?: unknown; code?: unknown } | null)?.sqlState ?? (error as { code?: unknown } | null)?.code;
-  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
-}
-
 /** Turns a data exception into a 400 for every procedure (REST and /trpc alike), never a 500. */
 const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && isDataException(result.error.cause)) {
-    throw new AppError('BAD_REQUEST', 'INVALID_VALUE', 'A value in the request is out of range or malformed.');
+    throw invalidValue();
   }
   return result;
 });

@@ -4,6 +4,7 @@ import type { TerritoryCapability } from '../entities/membership.entity.js';
 import type { SystemPermission } from '../entities/user.entity.js';
 import { forbidden, notFound, unauthorized } from '../platform/problems.js';
 import { baseProcedure } from './init.js';
+import { isUuid } from '../platform/ids.js';
 
 /** No token needed (territory lists, login). A valid token is still read so handlers may personalise. */
 export const publicProcedure = baseProcedure;
@@ -26,8 +27,6 @@ export const permissionProcedure = (...permissions: SystemPermission[]) =>
   });
 
 export const adminProcedure = permissionProcedure('SYSTEM_ADMIN');
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * True when the user holds one of the capabilities in the territory (SYSTEM_ADMIN holds them all). The list goes
@@ -64,7 +63,7 @@ export const territoryProcedure = (...capabilities: TerritoryCapability[]) =>
   authedProcedure.use(async ({ ctx, next, getRawInput }) => {
     const raw = (await getRawInput()) as { territoryId?: unknown } | undefined;
     const territoryId = raw?.territoryId;
-    if (typeof territoryId === 'string' && UUID.test(territoryId)) {
+    if (isUuid(territoryId)) {
       await requireTerritoryCapability(ctx.em, ctx.user, territoryId, capabilities);
     }
     return next();

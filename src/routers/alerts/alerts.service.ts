@@ -7,9 +7,9 @@ import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { AppError, badRequest, forbidden, notFound } from '../../platform/problems.js';
-import { hasPermission } from '../../trpc/procedures.js';
+import { holdsCapability } from '../../trpc/procedures.js';
 import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
+import { activeTerritory, residentIdsOf } from '../memberships/memberships.service.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import { resolveTerritoryId } from '../territories/territories.service.js';
@@ -37,25 +37,6 @@ function toOutput(a: AlertEntity): AlertOutput {
 async function isMember(em: EntityManager, territoryId: string, userId: string) {
   const rows = await em.getConnection().execute('select 1 from territory_membership where territory_id = ? and user_id = ? limit 1', [territoryId, userId]);
   return rows.length > 0;
-}
-
-/** CURATOR of the territory or SYSTEM_ADMIN. */
-async function isCurator(em: EntityManager, user: AuthUser, territoryId: string) {
-  if (hasPermission(user, 'SYSTEM_ADMIN')) return true;
-  const rows = await em
-    .getConnection()
-    .execute(`select 1 from territory_membership where territory_id = ? and user_id = ? and 'CURATOR' = any(capabilities) limit 1`, [territoryId, user.id]);
-  return rows.length > 0;
-}
-
-async function residentIds(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
-  const rows = await em
-    .getConnection()
-    .execute<{ user_id: string }[]>("select user_id from territory_membership where territory_id = ? and role = 'RESIDENT' and user_id <> ?", [
-      territoryId,
-      exceptUserId,
-    ]);
-  return rows.map((r) => r.user_id);
 }
 
 /**
@@ -150,7 +131,7 @@ async function setLinkedPostStatus(em: EntityManager, alert: AlertEntity, status
 export async function validateAlert(em: EntityManager, user: AuthUser, alertId: string, validated: boolean): Promise<AlertOutput> {
   const found = await em.findOne(Alert, { id: alertId });
   if (!found) throw notFound('Alert');
-  if (!(await isCurator(em, user, found.territoryId))) throw forbidden('This operation requires CURATOR in this territory.');
+  if (!(await holdsCapability(em, user, found.territoryId, ['CURATOR']))) throw forbidden('This operation requires CURATOR in this territory.');
 
   return em.transactional(async (tx) => {
     // Serializes concurrent decisions so "became VALIDATED" (and its notification) happens once.
@@ -164,7 +145,7 @@ export async function validateAlert(em: EntityManager, user: AuthUser, alertId: 
     if (next === 'VALIDATED' && previous !== 'VALIDATED') {
       enqueueNotification(tx, {
         type: 'ALERT_VALIDATED',
-        recipientUserIds: await residentIds(tx, alert.territoryId, user.id),
+        recipientUserIds: await residentIdsOf(tx, alert.territoryId, user.id),
         title: `Alert: ${alert.title}`,
         body: alert.description,
         data: { territoryId: alert.territoryId, alertId: alert.id, postId: alert.postId ?? null },

@@ -9,7 +9,7 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import { createSystemPost } from '../feed/feed.service.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
+import { activeTerritory, residentIdsOf } from '../memberships/memberships.service.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import type { SqlQuery } from '../territories/territories.queries.js';
@@ -73,16 +73,6 @@ async function membershipRole(em: EntityManager, territoryId: string, userId: st
     .getConnection()
     .execute<{ role: MembershipRole }[]>('select role from territory_membership where territory_id = ? and user_id = ?', [territoryId, userId]);
   return row?.role ?? null;
-}
-
-async function residentIds(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
-  const rows = await em
-    .getConnection()
-    .execute<{ user_id: string }[]>("select user_id from territory_membership where territory_id = ? and role = 'RESIDENT' and user_id <> ?", [
-      territoryId,
-      exceptUserId,
-    ]);
-  return rows.map((r) => r.user_id);
 }
 
 function checkDates(startsAt: Date, endsAt: Date | null | undefined) {
@@ -149,7 +139,7 @@ export async function createEvent(em: EntityManager, user: AuthUser, sessionId: 
     event.postId = post.id;
     enqueueNotification(tx, {
       type: 'EVENT_CREATED',
-      recipientUserIds: await residentIds(tx, territoryId, user.id),
+      recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
       title: `New event: ${input.title}`,
       body: input.locationLabel ? `${input.startsAtUtc.toISOString()} at ${input.locationLabel}` : input.startsAtUtc.toISOString(),
       data: { territoryId, eventId: event.id, postId: post.id },

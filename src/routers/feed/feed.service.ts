@@ -38,6 +38,7 @@ import type {
   ShareOutput,
   UpdatePostInput,
 } from './feed.schemas.js';
+import { residentIdsOf } from '../memberships/memberships.service.js';
 
 const run = <T>(em: EntityManager, query: SqlQuery) => em.execute<T[]>(query.sql, query.params);
 
@@ -229,16 +230,6 @@ export async function getPost(em: EntityManager, user: AuthUser, postId: string)
 
 // ---- Writing ----
 
-/** Residents of the territory other than the author: who hears about a new post. */
-async function residentsToNotify(em: EntityManager, territoryId: string, authorUserId: string): Promise<string[]> {
-  const rows = await em.execute<{ user_id: string }[]>(
-    `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
-      where m.territory_id = ? and m.role = 'RESIDENT' and m.user_id <> ? and u.deleted_at_utc is null`,
-    [territoryId, authorUserId],
-  );
-  return rows.map((r) => r.user_id);
-}
-
 /**
  * The map entity and the assets a post references must be of its territory; rejected ones cannot be referenced.
  * An unknown reference is a 404 naming it, like any unknown id.
@@ -296,7 +287,7 @@ export async function createPost(em: EntityManager, user: AuthUser, sessionId: s
     if (input.mediaIds.length > 0) await attachMedia(tx, { ownerType: 'POST', ownerId: post.id, mediaIds: input.mediaIds });
     enqueueNotification(tx, {
       type: 'POST_CREATED',
-      recipientUserIds: await residentsToNotify(tx, territoryId, user.id),
+      recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
       title: `New post in ${access.name}`,
       body: `${user.displayName}: ${input.title}`,
       data: { territoryId, postId: post.id, authorUserId: user.id },

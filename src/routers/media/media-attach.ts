@@ -4,6 +4,7 @@ import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
 import { badRequest, notFound, type AppError } from '../../platform/problems.js';
 import { MAX_DURATION_SECONDS, type MediaSectionConfig } from '../media-config/media-config.defaults.js';
 import { effectiveMediaConfig } from '../media-config/media-config.service.js';
+import { isUuid } from '../../platform/ids.js';
 
 /** A media asset as attachment rules and content responses see it. */
 export interface MediaRow {
@@ -51,8 +52,6 @@ const TYPE_WORDS: Record<MediaType, { one: string; many: string }> = {
   VIDEO: { one: 'video', many: 'Videos' },
   AUDIO: { one: 'audio', many: 'Audios' },
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const megabytes = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`);
 const minutes = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`);
@@ -107,7 +106,7 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   if (territory.length === 0) throw notFound('Territory');
   if (ids.length === 0) return [];
 
-  const malformed = ids.find((id) => !UUID.test(id));
+  const malformed = ids.find((id) => !isUuid(id));
   if (malformed !== undefined) throw fail('Media ids must be UUIDs.', 'VALIDATION_FAILED', malformed);
   const seen = new Set<string>();
   for (const id of ids) {
