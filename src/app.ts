@@ -19,8 +19,7 @@ import { rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
 import { JobRunner } from './jobs/boss.js';
-import { listenForOutboxSignals } from './jobs/outbox-dispatch.job.js';
-import { QUEUES } from './jobs/queues.js';
+import { listenForOutboxSignals, outboxDispatchJob } from './routers/notifications/outbox-dispatch.job.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { mountRestOperations } from './openapi/plugin.js';
 import { LocalDiskStorage } from './platform/storage.js';
@@ -147,7 +146,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   if (runWorkers) {
     listenForOutboxSignals(
       realtime,
-      async () => (jobs.isRunning() ? jobs.boss.send(QUEUES.outboxDispatch.name, {}) : null),
+      async () => (jobs.isRunning() ? jobs.send(outboxDispatchJob, {}) : null),
       (message, error) => app.log.warn({ err: error }, message),
     );
   }

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/postgresql';
+import { defineEntity, type EntityManager, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 
 /** Append-only trail of critical actions (permissions, decisions, reports, blocks, money). */
@@ -16,3 +16,29 @@ export const AuditEntry = defineEntity({
   },
   indexes: [{ properties: ['subjectType', 'subjectId'] }, { properties: ['actorUserId', 'createdAtUtc'] }],
 });
+
+export interface AuditRecord {
+  /** Who acted; null for the system (jobs, automatic sanctions). */
+  actorUserId: string | null;
+  /** `<subject>.<verb>` in the past tense, e.g. `territory.features.updated`. */
+  action: string;
+  subjectType: string;
+  subjectId?: string | null;
+  territoryId?: string | null;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * The one writer of the audit trail: persisted with the caller's unit of work, so the entry commits (or rolls
+ * back) with the action it records. Pass the transaction's EntityManager inside `em.transactional`.
+ */
+export function audit(em: EntityManager, record: AuditRecord): void {
+  em.create(AuditEntry, {
+    actorUserId: record.actorUserId,
+    action: record.action,
+    subjectType: record.subjectType,
+    subjectId: record.subjectId ?? null,
+    territoryId: record.territoryId ?? null,
+    data: record.data ?? {},
+  });
+}

@@ -5,7 +5,7 @@ import { User } from './user.entity.js';
 
 /**
  * A notification waiting to be delivered, written in the same transaction as the change that causes it. The
- * dispatcher (src/jobs/outbox-dispatch.job.ts) turns it into one Notification per recipient and stamps
+ * dispatcher (src/routers/notifications/outbox-dispatch.job.ts) turns it into one Notification per recipient and stamps
  * `processedAtUtc`.
  */
 export const OutboxMessage = defineEntity({

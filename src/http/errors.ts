@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
-import { AppError, type FieldError, invalidValue, isDataException, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
+import { AppError, type FieldError, type ProblemCode, invalidValue, isDataException, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
 import { zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
 
@@ -23,7 +23,7 @@ const TRPC_STATUS: Record<string, number> = {
 };
 
 /** Stable codes for 4xx errors raised by Fastify and its plugins (body parsing, media type, size...). */
-const FASTIFY_CODES: Record<number, string> = {
+const FASTIFY_CODES: Record<number, ProblemCode> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
@@ -35,7 +35,7 @@ const FASTIFY_CODES: Record<number, string> = {
 
 interface Classified {
   status: number;
-  code: string;
+  code: ProblemCode;
   detail: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
@@ -68,7 +68,7 @@ export function classifyError(error: unknown): Classified {
     if (error.cause instanceof AppError) return classifyError(error.cause);
     const status = TRPC_STATUS[error.code] ?? 500;
     if (status >= 500) return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };
-    return { status, code: error.code, detail: error.message };
+    return { status, code: error.code as ProblemCode, detail: error.message };
   }
   // A PostgreSQL data exception thrown outside a procedure (plain routes); procedures convert theirs in init.ts.
   if (isDataException(error)) return classifyError(invalidValue());

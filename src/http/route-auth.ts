@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { SystemPermission } from '../entities/user.entity.js';
 import { forbidden, unauthorized } from '../platform/problems.js';
-import { hasPermission } from '../trpc/procedures.js';
-import type { AuthUser } from './auth.js';
+import { hasPermission } from '../platform/service-context.js';
+import type { AuthUser } from '../platform/service-context.js';
 
 /** Plain Fastify routes (uploads, downloads): the caller set by the auth plugin, or a 401 with the token's problem. */
 export function requireUser(request: FastifyRequest): AuthUser {

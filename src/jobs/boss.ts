@@ -1,10 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PgBoss } from 'pg-boss';
-import { runAuthCleanup } from './auth-cleanup.job.js';
-import { dispatchOutbox } from './outbox-dispatch.job.js';
-import { runMediaCleanup } from './media-cleanup.job.js';
+import { clock } from '../platform/clock.js';
+import type { JobDefinition } from '../platform/job.js';
 import type { Storage } from '../platform/storage.js';
-import { QUEUES, QUEUE_NAMES } from './queues.js';
+import { JOBS, QUEUE_NAMES } from './registry.js';
 
 export const BOSS_SCHEMA = 'pgboss';
 
@@ -103,19 +102,24 @@ export class JobRunner {
     for (const name of QUEUE_NAMES) await this.boss.createQueue(name);
     this.started = true;
     if (!this.runWorkers) return;
-    await this.boss.work(QUEUES.authCleanup.name, async () => {
-      await runAuthCleanup(this.orm.em.fork());
+    for (const job of JOBS) await this.register(job);
+  }
+
+  /** One worker per queue (batch size 1: a thrown job fails alone) and its schedule, from the job's definition. */
+  private async register(job: JobDefinition) {
+    const options = job.pollingIntervalSeconds === undefined ? {} : { pollingIntervalSeconds: job.pollingIntervalSeconds };
+    await this.boss.work(job.queue, options, async ([sent]) => {
+      if (!sent) return;
+      // A payload that does not match its schema fails the job here (visible to operators), before any work.
+      const payload = job.payload.parse(sent.data ?? {});
+      await job.handle({ em: this.orm.em.fork(), storage: this.storage, clock }, payload);
     });
-    await this.boss.schedule(QUEUES.authCleanup.name, QUEUES.authCleanup.cron, {});
-    // Polled often: a dispatch job is what turns a committed outbox row into a delivered notification.
-    await this.boss.work(QUEUES.outboxDispatch.name, { pollingIntervalSeconds: 0.5 }, async () => {
-      await dispatchOutbox(this.orm.em.fork());
-    });
-    await this.boss.schedule(QUEUES.outboxDispatch.name, QUEUES.outboxDispatch.cron, {});
-    await this.boss.work(QUEUES.mediaCleanup.name, async () => {
-      await runMediaCleanup(this.orm.em.fork(), this.storage);
-    });
-    await this.boss.schedule(QUEUES.mediaCleanup.name, QUEUES.mediaCleanup.cron, {});
+    if (job.schedule) await this.boss.schedule(job.queue, job.schedule, {});
+  }
+
+  /** Sends a job of a registered queue; the payload is checked against the queue's schema first. */
+  async send<P extends JobDefinition>(job: P, payload: Parameters<P['payload']['parse']>[0]) {
+    return this.boss.send(job.queue, job.payload.parse(payload) as object);
   }
 
   async stop() {

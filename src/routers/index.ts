@@ -1,4 +1,9 @@
 import { router } from '../trpc/init.js';
+import { applyAssetCuration } from './assets/asset-curation.js';
+import { applyResidencyDecision, lockResidencySubject } from './memberships/residency-decision.js';
+import { decideTerritorySuggestion } from './territories/territories.service.js';
+import { afterIdentityDecision, applyIdentityDecision, lockIdentitySubject } from './verification/identity-decision.js';
+import { registerWorkItemHandlers } from './work-items/work-item-handlers.js';
 import { accessRouter } from './access/access.router.js';
 import { authRouter } from './auth/auth.router.js';
 import { usersRouter } from './users/users.router.js';
@@ -23,6 +28,25 @@ import { feedRouter } from './feed/feed.router.js';
 import { mapRouter } from './map/map.router.js';
 import { assetsRouter } from './assets/assets.router.js';
 import { naturalAssetsRouter } from './natural-assets/natural-assets.router.js';
+
+// Each domain's effect of completing its work items (the work-items module imports none of them).
+registerWorkItemHandlers({
+  IDENTITY_VERIFICATION: {
+    lockSubject: (em, item) => lockIdentitySubject(em, item.subjectId),
+    apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
+    afterCommit: (item) => afterIdentityDecision(item),
+  },
+  TERRITORY_SUGGESTION: {
+    apply: (em, item, outcome, actorUserId) => decideTerritorySuggestion(em, item, outcome, actorUserId),
+  },
+  RESIDENCY_VERIFICATION: {
+    lockSubject: (em, item) => lockResidencySubject(em, item.subjectId),
+    apply: (em, item, outcome) => applyResidencyDecision(em, item, outcome),
+  },
+  ASSET_CURATION: {
+    apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
+  },
+});
 
 /** The whole API: every domain router. Its type is what the client SDK imports. */
 export const appRouter = router({

@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
 import type { JobRunner } from '../jobs/boss.js';
+import { clock } from '../platform/clock.js';
+import type { AuthUser, Clock } from '../platform/service-context.js';
 import type { Storage } from '../platform/storage.js';
 import type { Realtime } from '../realtime/realtime.js';
 
@@ -22,23 +24,35 @@ export interface ResponseMeta {
   headers: Record<string, string>;
 }
 
+/**
+ * A procedure's context. Its `em`, `user`, `sessionId`, `clock` and `storage` make it a (Public)ServiceContext as
+ * it stands, so a router hands `ctx` straight to a service, which never sees this type.
+ */
 export interface Context {
   deps: AppDeps;
   /** A fork of the ORM's EntityManager, one per request. */
   em: EntityManager;
   auth: RequestAuth;
+  /** The caller (null when anonymous); `authedProcedure` narrows it to a user. */
+  user: AuthUser | null;
   /** `X-Session-Id` header, when sent. */
   sessionId: string | null;
+  clock: Clock;
+  storage: Storage;
   ip: string;
   resp: ResponseMeta;
 }
 
 export function createContext(deps: AppDeps, req: FastifyRequest | null, auth?: RequestAuth): Context {
   const session = req?.headers['x-session-id'];
+  const resolved = auth ?? req?.auth ?? { user: null, error: null };
   return {
     deps,
     em: deps.orm.em.fork() as EntityManager,
-    auth: auth ?? req?.auth ?? { user: null, error: null },
+    auth: resolved,
+    user: resolved.user,
+    clock,
+    storage: deps.storage,
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     ip: req?.ip ?? '127.0.0.1',
     resp: { headers: {} },

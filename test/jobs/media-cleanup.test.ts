@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runMediaCleanup } from '../../src/jobs/media-cleanup.job.js';
+import { runMediaCleanup } from '../../src/routers/media/media-cleanup.job.js';
 import { countRows, newUser } from '../factories/index.js';
 import { TINY_PNG } from '../factories/media-files.js';
 import { storedFilesOf, uploadMedia } from '../media/upload.js';

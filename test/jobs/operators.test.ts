@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES } from '../../src/jobs/queues.js';
+import { authCleanupJob } from '../../src/routers/auth/auth-cleanup.job.js';
 import { newAdmin, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const QUEUE = QUEUES.authCleanup.name;
+const QUEUE = authCleanupJob.queue;
 const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 /** A real pg-boss job made to fail (no retries left). */

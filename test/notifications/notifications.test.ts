@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchOutbox } from '../../src/jobs/outbox-dispatch.job.js';
+import { dispatchOutbox } from '../../src/routers/notifications/outbox-dispatch.job.js';
 import { newId } from '../../src/platform/ids.js';
 import { enqueueNotification } from '../../src/routers/notifications/outbox.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';

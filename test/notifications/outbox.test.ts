@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuditEntry } from '../../src/entities/audit.entity.js';
-import { dispatchOutbox } from '../../src/jobs/outbox-dispatch.job.js';
+import { dispatchOutbox } from '../../src/routers/notifications/outbox-dispatch.job.js';
 import { newId } from '../../src/platform/ids.js';
 import { NOTIFICATION_CHANNEL } from '../../src/routers/notifications/notifications.live.js';
 import { enqueueNotification, OUTBOX_CHANNEL, type OutgoingNotification } from '../../src/routers/notifications/outbox.js';

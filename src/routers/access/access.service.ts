@@ -3,10 +3,12 @@ import { AuditEntry } from '../../entities/audit.entity.js';
 import { TerritoryMembership, type TerritoryCapability } from '../../entities/membership.entity.js';
 import { Territory } from '../../entities/territory.entity.js';
 import { User, UserPermission, type SystemPermission } from '../../entities/user.entity.js';
-import { type AuthUser, forgetCachedUser } from '../../http/auth.js';
+import { forgetCachedUser } from '../../policy/caller.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, forbidden, notFound } from '../../platform/problems.js';
-import { hasPermission, holdsCapability } from '../../trpc/procedures.js';
+import { holdsCapability } from '../../trpc/procedures.js';
+import { hasPermission } from '../../platform/service-context.js';
 import { toMembershipOutput } from '../memberships/memberships.service.js';
 
 type MembershipRow = InferEntity<typeof TerritoryMembership>;

@@ -2,7 +2,7 @@ import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postg
 import { Alert, type AlertStatus } from '../../entities/alert.entity.js';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { hasFlag } from '../../entities/territory.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';

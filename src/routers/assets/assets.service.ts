@@ -3,7 +3,7 @@ import { AuditEntry } from '../../entities/audit.entity.js';
 import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../entities/asset.entity.js';
 import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
 import { WorkItem } from '../../entities/work-item.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';

@@ -3,7 +3,7 @@ import type { AppConfig } from '../../config.js';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { TwoFactorChallenge } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';
-import { forgetCachedUser } from '../../http/auth.js';
+import { forgetCachedUser } from '../../policy/caller.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, unauthorized, validationFailed } from '../../platform/problems.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';

@@ -2,11 +2,11 @@ import { type EntityManager, ForeignKeyConstraintViolationException } from '@mik
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
 import { hasFlag } from '../../entities/territory.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
-import { hasPermission } from '../../trpc/procedures.js';
+import { hasPermission } from '../../platform/service-context.js';
 import { blockedUserIdsOf } from '../blocks/blocks.service.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrlsOf } from '../media/media.service.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';

@@ -1,5 +1,5 @@
 import type { JobRunner } from '../../jobs/boss.js';
-import { QUEUE_NAMES } from '../../jobs/queues.js';
+import { QUEUE_NAMES } from '../../jobs/registry.js';
 import { AppError, notFound } from '../../platform/problems.js';
 import { toPage } from '../../platform/pagination.js';
 

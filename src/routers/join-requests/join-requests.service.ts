@@ -1,7 +1,7 @@
 import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { JoinRequest, JoinRequestRecipient, type JoinRequestStatus } from '../../entities/join-request.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';

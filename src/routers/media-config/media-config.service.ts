@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { MEDIA_SECTIONS, TerritoryMediaConfig, type MediaSection, type MediaSectionOverrides } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { badRequest, notFound, type FieldError } from '../../platform/problems.js';
 import {
   BOOLEAN_FIELDS,

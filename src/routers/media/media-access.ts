@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MediaOwnerType } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
 import { blockedUserIdsOf } from '../blocks/blocks.service.js';

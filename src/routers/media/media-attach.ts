@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
-import { badRequest, notFound, type AppError } from '../../platform/problems.js';
+import { badRequest, notFound, type AppError, type ProblemCode } from '../../platform/problems.js';
 import { MAX_DURATION_SECONDS, type MediaSectionConfig } from '../media-config/media-config.defaults.js';
 import { effectiveMediaConfig } from '../media-config/media-config.service.js';
 import { isUuid } from '../../platform/ids.js';
@@ -99,7 +99,7 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   const { field, noun } = TARGETS[target];
   const cover = request.coverMediaId ?? null;
   const ids = [...(cover ? [cover] : []), ...request.mediaIds];
-  const fail = (message: string, code: string, id?: string): AppError =>
+  const fail = (message: string, code: ProblemCode, id?: string): AppError =>
     badRequest(message, code, [{ field: id !== undefined && id === cover ? 'coverMediaId' : field, message }]);
 
   const territory = await em.execute<{ enabled_flags: string[] }[]>('select enabled_flags from territory where id = ?', [territoryId]);

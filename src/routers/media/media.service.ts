@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { MediaAsset, MediaAttachment } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import type { Upload } from '../../http/uploads.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';

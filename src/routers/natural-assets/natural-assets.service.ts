@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery, InferEntity } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { NaturalAsset, type NaturalAssetStatus } from '../../entities/natural-asset.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';

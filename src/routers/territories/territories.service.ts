@@ -14,10 +14,11 @@ import {
   type TerritoryStatus,
 } from '../../entities/territory.entity.js';
 import { WorkItem } from '../../entities/work-item.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
-import { hasPermission, holdsCapability } from '../../trpc/procedures.js';
+import { holdsCapability } from '../../trpc/procedures.js';
+import { hasPermission } from '../../platform/service-context.js';
 import type { adminCreateInput, NearbyTerritoryOutput, nearbyInput, suggestionInput, TerritoryOutput } from './territories.schemas.js';
 import {
   nearbyQuery,

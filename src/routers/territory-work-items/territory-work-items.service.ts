@@ -2,9 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TerritoryCapability } from '../../entities/membership.entity.js';
 import type { SystemPermission } from '../../entities/user.entity.js';
 import { WorkItem, type WorkItemOutcome, type WorkItemStatus, type WorkItemType } from '../../entities/work-item.entity.js';
-import type { AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import { forbidden, notFound } from '../../platform/problems.js';
-import { hasPermission, requireTerritoryCapability } from '../../trpc/procedures.js';
+import { requireTerritoryCapability } from '../../trpc/procedures.js';
+import { hasPermission } from '../../platform/service-context.js';
 import { completeWorkItem, listWorkItems } from '../work-items/work-items.service.js';
 
 /** The territory's queue, newest first: its curators and moderators. */

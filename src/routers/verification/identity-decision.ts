@@ -1,7 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { type IdentityVerificationStatus, User } from '../../entities/user.entity.js';
 import type { WorkItemOutcome } from '../../entities/work-item.entity.js';
-import { forgetCachedUser } from '../../http/auth.js';
+import { forgetCachedUser } from '../../policy/caller.js';
 
 /**
  * Locks the user row. Every path that touches both a user and their identity work item (upload, decision) takes

@@ -3,7 +3,7 @@ import { AuditEntry } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { WorkItem } from '../../entities/work-item.entity.js';
-import { forgetCachedUser } from '../../http/auth.js';
+import { forgetCachedUser } from '../../policy/caller.js';
 import type { Upload } from '../../http/uploads.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';

@@ -1,17 +1,14 @@
-import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../../entities/audit.entity.js';
 import type { TerritoryCapability } from '../../entities/membership.entity.js';
 import type { SystemPermission } from '../../entities/user.entity.js';
 import { WorkItem, type WorkItemOutcome, type WorkItemStatus, type WorkItemType } from '../../entities/work-item.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, notFound } from '../../platform/problems.js';
-import { applyAssetCuration } from '../assets/asset-curation.js';
-import { applyResidencyDecision, lockResidencySubject } from '../memberships/residency-decision.js';
-import { decideTerritorySuggestion } from '../territories/territories.service.js';
-import { afterIdentityDecision, applyIdentityDecision, lockIdentitySubject } from '../verification/identity-decision.js';
+import { type WorkItemRow, workItemHandler } from './work-item-handlers.js';
 import type { WorkItemOutput } from './work-items.schemas.js';
 
-export type WorkItemRow = InferEntity<typeof WorkItem>;
+export type { WorkItemRow };
 
 export function toWorkItemOutput(w: WorkItemRow): WorkItemOutput {
   return {
@@ -58,35 +55,6 @@ export function createWorkItem(em: EntityManager, input: NewWorkItem): WorkItemR
   });
 }
 
-/** What completing an item of one type does to its subject, run in the completion's transaction. */
-interface WorkItemHandler {
-  /** Locks the subject's rows before the work item's (the order the other writers of both use). */
-  lockSubject?(em: EntityManager, item: WorkItemRow): Promise<unknown>;
-  apply?(em: EntityManager, item: WorkItemRow, outcome: WorkItemOutcome, actorUserId: string): Promise<void>;
-  /** After the commit: caches to drop and the like. */
-  afterCommit?(item: WorkItemRow, outcome: WorkItemOutcome): void;
-}
-
-/** One entry per type; a type without an effect yet only records the outcome. */
-const HANDLERS: Record<WorkItemType, WorkItemHandler> = {
-  IDENTITY_VERIFICATION: {
-    lockSubject: (em, item) => lockIdentitySubject(em, item.subjectId),
-    apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
-    afterCommit: (item) => afterIdentityDecision(item),
-  },
-  TERRITORY_SUGGESTION: {
-    apply: (em, item, outcome, actorUserId) => decideTerritorySuggestion(em, item, outcome, actorUserId),
-  },
-  RESIDENCY_VERIFICATION: {
-    lockSubject: (em, item) => lockResidencySubject(em, item.subjectId),
-    apply: (em, item, outcome) => applyResidencyDecision(em, item, outcome),
-  },
-  ASSET_CURATION: {
-    apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
-  },
-  MODERATION_CASE: {},
-};
-
 /**
  * Completes a PENDING item and applies its type's effect in one transaction. The status change is a conditional
  * update (`where status = 'PENDING'`), so of two concurrent completions exactly one succeeds; the other is a 409.
@@ -100,7 +68,7 @@ export async function completeWorkItem(
   actorUserId: string,
 ): Promise<WorkItemOutput> {
   if (item.status !== 'PENDING') throw notPending();
-  const handler = HANDLERS[item.type];
+  const handler = workItemHandler(item.type);
   const completedAtUtc = new Date();
   await em.transactional(async (tx) => {
     await handler.lockSubject?.(tx, item);

@@ -1,11 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../platform/ids.js';
-import type { Realtime } from '../realtime/realtime.js';
-import type { NotificationType } from '../routers/notifications/notification-types.js';
-import { NOTIFICATION_CHANNEL } from '../routers/notifications/notifications.live.js';
-import { OUTBOX_CHANNEL } from '../routers/notifications/outbox.js';
-import { notificationPreferencesOf } from '../routers/preferences/preferences.service.js';
-import { readConfigNumber } from '../routers/system-config/system-config.service.js';
+import { z } from 'zod';
+import { pgArray } from '../../db/sql.js';
+import { defineJob } from '../../platform/job.js';
+import { newId } from '../../platform/ids.js';
+import type { Realtime } from '../../realtime/realtime.js';
+import { notificationPreferencesOf } from '../preferences/preferences.service.js';
+import { readConfigNumber } from '../system-config/system-config.service.js';
+import type { NotificationType } from './notification-types.js';
+import { NOTIFICATION_CHANNEL } from './notifications.live.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
 
 export const DISPATCH_BATCH_SIZE_KEY = 'Notifications:DispatchBatchSize';
 const DEFAULT_BATCH_SIZE = 100;
@@ -77,7 +80,7 @@ async function dispatchBatch(em: EntityManager, batchSize: number, options: Disp
     if (recipients.length > 0) delivered += await insertNotifications(em, row, recipients);
     await options.afterMessage?.(row.id);
   }
-  await em.execute('update outbox_message set processed_at_utc = now() where id in (?)', [rows.map((r) => r.id)]);
+  await em.execute('update outbox_message set processed_at_utc = now() where id = any(?::uuid[])', [pgArray(rows.map((r) => r.id))]);
   return { messages: rows.length, delivered };
 }
 
@@ -86,7 +89,7 @@ async function insertNotifications(em: EntityManager, row: OutboxRow, recipients
   const ids = recipients.map(() => newId());
   const inserted = await em.execute<{ id: string }[]>(
     `with input as (
-       select * from unnest(array[?]::uuid[], array[?]::uuid[]) as i(id, user_id)
+       select * from unnest(?::uuid[], ?::uuid[]) as i(id, user_id)
      ), created as (
        insert into notification (id, created_at_utc, user_id, type, title, body, data, source_key, read_at_utc)
        select input.id, clock_timestamp(), input.user_id, ?, ?, ?, ?::jsonb, ?, null
@@ -95,7 +98,7 @@ async function insertNotifications(em: EntityManager, row: OutboxRow, recipients
        returning id, user_id
      )
      select id, pg_notify(?, json_build_object('userId', user_id, 'notificationId', id)::text) from created`,
-    [ids, recipients, row.type, row.title, row.body, JSON.stringify(row.data ?? {}), row.source_key, NOTIFICATION_CHANNEL],
+    [pgArray(ids), pgArray(recipients), row.type, row.title, row.body, JSON.stringify(row.data ?? {}), row.source_key, NOTIFICATION_CHANNEL],
   );
   return inserted.length;
 }
@@ -122,3 +125,18 @@ export function listenForOutboxSignals(realtime: Realtime, sendDispatchJob: () =
     offReconnect();
   };
 }
+
+/**
+ * Drains the notification outbox. Started right after a commit that wrote outbox rows (NOTIFY outbox_pending, see
+ * `listenForOutboxSignals`); the per-minute schedule is the backstop. Polled often: a dispatch job is what turns a
+ * committed outbox row into a delivered notification.
+ */
+export const outboxDispatchJob = defineJob({
+  queue: 'outbox-dispatch',
+  payload: z.object({}).strict(),
+  schedule: '* * * * *',
+  pollingIntervalSeconds: 0.5,
+  handle: async ({ em }) => {
+    await dispatchOutbox(em);
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * The one SQL toolkit. Services read and write through MikroORM entities by default; they use SQL, always through
+ * this module, when:
+ *   - a read is a hot path or a list (feed page, pins, nearby, search, counts): explicit columns, index-backed,
+ *     checked with EXPLAIN in a test; the query text lives in the domain's `*.queries.ts`;
+ *   - a read crosses domains (the caller's membership, blocks, residents): it lives in the owning domain's
+ *     `*.queries.ts`, never typed out again in another domain;
+ *   - a write must be atomic in the database itself: `insert ... on conflict`, counters (`set n = n + 1`),
+ *     `for update` locks, bulk updates of one's own table. Entities and SQL are not mixed on the same rows
+ *     within one unit of work (the identity map would go stale).
+ * Parameters are `?` placeholders (MikroORM's); arrays always travel as one PostgreSQL array literal (`pgArray`)
+ * cast in the text (`?::uuid[]`, `?::text[]`), because MikroORM expands a JS array parameter into a comma list.
+ * Timestamps leave SQL as ISO 8601 UTC strings through `isoColumn`, so the wire format never depends on the driver.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A statement and its `?` parameters, built by a `*.queries.ts` function. */
+export interface SqlQuery {
+  sql: string;
+  params: unknown[];
+}
+
+/** The one way to run SQL: inside the caller's unit of work (its transaction, when one is open). */
+export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
+  return em.execute<T[]>(query.sql, query.params);
+}
+
+/** Shorthand for a statement that is not built by a query function. */
+export function execSql<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+  return em.execute<T[]>(sql, params);
+}
+
+/** A PostgreSQL array literal (`{"a","b"}`) for `?::text[]` / `?::uuid[]`: the one array encoding. */
+export function pgArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+/** SQL text rendering a timestamp column as ISO 8601 UTC with milliseconds (`2026-01-02T03:04:05.678Z`). */
+export function isoColumn(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/** A timestamp value (Date, driver string or null) as ISO 8601 UTC, for rows read without `isoColumn`. */
+export function isoValue(value: Date | string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** `?` placeholders as `$1..$n`, for clients that are not MikroORM (the bare benchmark baseline, `pg`). */
+export function toNumberedParams(query: SqlQuery): SqlQuery {
+  let n = 0;
+  return { sql: query.sql.replace(/\?/g, () => `$${++n}`), params: query.params };
+}

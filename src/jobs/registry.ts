@@ -1,0 +1,13 @@
+/**
+ * Every job of the service, in one table: `boss.ts` creates a queue for each, runs its handler (workers only) and
+ * its schedule. A domain adds its job by exporting a `defineJob(...)` from `<domain>/<name>.job.ts` and listing it
+ * here.
+ */
+import { authCleanupJob } from '../routers/auth/auth-cleanup.job.js';
+import { mediaCleanupJob } from '../routers/media/media-cleanup.job.js';
+import { outboxDispatchJob } from '../routers/notifications/outbox-dispatch.job.js';
+import type { JobDefinition } from '../platform/job.js';
+
+export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob];
+
+export const QUEUE_NAMES: readonly string[] = JOBS.map((job) => job.queue);

@@ -1,0 +1,47 @@
+/**
+ * What every service method receives first: `(ctx, input)`. It carries the unit of work and the caller, never a
+ * transport (no Fastify request, no tRPC context type), so the REST bridge, /trpc, WebSocket calls, jobs, tests and
+ * the v2 journeys layer (which composes v1 services in one call) all build it the same way.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IdentityVerificationStatus, SystemPermission } from '../entities/user.entity.js';
+import { clock as systemClock } from './clock.js';
+import type { Storage } from './storage.js';
+
+/** The caller behind a bearer token, with the roles read from the database (not from the token). */
+export interface AuthUser {
+  id: string;
+  displayName: string;
+  identityVerificationStatus: IdentityVerificationStatus;
+  permissions: SystemPermission[];
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** A service call by an authenticated user. */
+export interface ServiceContext {
+  /** This call's own EntityManager fork (its unit of work). */
+  em: EntityManager;
+  user: AuthUser;
+  /** `X-Session-Id`, when sent: the territory selection of this client session. */
+  sessionId: string | null;
+  clock: Clock;
+  /** Where uploaded bytes live (media, evidence). */
+  storage: Storage;
+}
+
+/** A service call that may be anonymous (public reads, login). */
+export type PublicServiceContext = Omit<ServiceContext, 'user'> & { user: AuthUser | null };
+
+/** Holds any of the given system permissions. */
+export const hasPermission = (user: AuthUser | null | undefined, ...permissions: SystemPermission[]) =>
+  user !== null && user !== undefined && permissions.some((p) => user.permissions.includes(p));
+
+export const isSystemAdmin = (user: AuthUser | null | undefined) => hasPermission(user, 'SYSTEM_ADMIN');
+
+/** A context for work that runs outside a request (jobs, scripts, tests): the system clock unless given. */
+export function serviceContext(parts: Omit<ServiceContext, 'clock'> & { clock?: Clock }): ServiceContext {
+  return { ...parts, clock: parts.clock ?? systemClock };
+}

@@ -1,0 +1,37 @@
+/**
+ * The one read behind every territory access check: the territory, and the caller's membership of it, in one
+ * round trip. When no territory id is given, the session's selection (territory_selection) names it.
+ */
+import type { SqlQuery } from '../db/sql.js';
+
+export interface TerritoryAccessRow {
+  /** The territory the call resolved to (null: no id given and nothing selected for the session). */
+  target_id: string | null;
+  id: string | null;
+  name: string | null;
+  status: string | null;
+  enabled_flags: string[] | null;
+  latitude: number | null;
+  longitude: number | null;
+  radius_km: number | null;
+  membership_id: string | null;
+  role: string | null;
+  capabilities: string[] | null;
+  geo_verified: boolean | null;
+  document_verified: boolean | null;
+}
+
+export function territoryAccessQuery(territoryId: string | null, userId: string | null, sessionId: string | null): SqlQuery {
+  return {
+    sql: `with target as (
+            select coalesce(?::uuid, (select s.territory_id from territory_selection s where s.user_id = ?::uuid and s.session_id = ?)) as id
+          )
+          select target.id as target_id, t.id, t.name, t.status, t.enabled_flags, t.latitude, t.longitude, t.radius_km,
+                 m.id as membership_id, m.role, m.capabilities,
+                 m.geo_verified_at_utc is not null as geo_verified, m.document_verified_at_utc is not null as document_verified
+            from target
+            left join territory t on t.id = target.id
+            left join territory_membership m on m.territory_id = t.id and m.user_id = ?::uuid`,
+    params: [territoryId, userId, sessionId, userId],
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Who the caller is, read per call from the database (roles are never taken from a token), behind a short
+ * in-process cache: a granted or revoked permission takes effect within CACHE_MS, at once in the process that
+ * changed it (`forgetCachedUser`).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IdentityVerificationStatus, SystemPermission } from '../entities/user.entity.js';
+import type { AuthUser } from '../platform/service-context.js';
+
+const CACHE_MS = 2000;
+const cache = new Map<string, { user: AuthUser | null; until: number }>();
+
+/** Permission and identity changes call this so they take effect at once in this process (others: within 2 s). */
+export function forgetCachedUser(userId: string) {
+  cache.delete(userId);
+}
+
+export async function loadCaller(em: EntityManager, id: string): Promise<AuthUser | null> {
+  const hit = cache.get(id);
+  if (hit && hit.until > Date.now()) return hit.user;
+  const rows = await em.getConnection().execute<
+    { id: string; display_name: string; identity_verification_status: IdentityVerificationStatus; permissions: SystemPermission[] | null }[]
+  >(
+    `select u.id, u.display_name, u.identity_verification_status,
+            array_remove(array_agg(p.permission), null) as permissions
+       from app_user u left join user_permission p on p.user_id = u.id
+      where u.id = ? and u.deleted_at_utc is null
+      group by u.id`,
+    [id],
+  );
+  const row = rows[0];
+  const user = row
+    ? { id: row.id, displayName: row.display_name, identityVerificationStatus: row.identity_verification_status, permissions: row.permissions ?? [] }
+    : null;
+  if (cache.size > 50_000) cache.clear();
+  cache.set(id, { user, until: Date.now() + CACHE_MS });
+  return user;
+}
+
