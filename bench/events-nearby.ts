@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
-import { toNumberedParams } from '../src/routers/territories/territories.queries.js';
+import { toNumberedParams } from '../src/db/sql.js';
 import type { Scenario } from './scenarios.js';
 import { CITIES, COUNTRY_BOX, type SeedStep } from './seed.js';
 

@@ -11,9 +11,8 @@ import {
   type FeedViewer,
   feedCountQuery,
   feedPageQuery,
-  type SqlQuery,
 } from '../src/routers/feed/feed.queries.js';
-import { toNumberedParams } from '../src/routers/territories/territories.queries.js';
+import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenarios.js';
 import type { BenchSize, SeedStep } from './seed.js';

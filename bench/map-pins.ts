@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { type MapViewer, type PinFilter, type PinRow, pinsCountQuery, pinsQuery } from '../src/routers/map/map.queries.js';
 import { PIN_TYPES, type PinType } from '../src/routers/map/map.schemas.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
-import { type SqlQuery, toNumberedParams } from '../src/routers/territories/territories.queries.js';
+import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import type { Scenario } from './scenarios.js';
 import type { BenchSize, SeedStep } from './seed.js';
 

@@ -5,14 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import {
-  nearbyQuery,
-  searchQuery,
-  territoryByIdQuery,
-  toNumberedParams,
-  type SqlQuery,
-  type TerritoryRow,
-} from '../src/routers/territories/territories.queries.js';
+import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
 import { mapPinsScenario } from './map-pins.js';

@@ -1,7 +1,10 @@
 import { router } from '../trpc/init.js';
 import { applyAssetCuration } from './assets/asset-curation.js';
+import { canSeeEvent } from './events/events.queries.js';
+import { canSeePost } from './feed/feed.service.js';
+import { registerMediaReaders } from './media/media-access.js';
 import { applyResidencyDecision, lockResidencySubject } from './memberships/residency-decision.js';
-import { decideTerritorySuggestion } from './territories/territories.service.js';
+import { territorySuggestionHandler } from './territories/territory-suggestion.js';
 import { afterIdentityDecision, applyIdentityDecision, lockIdentitySubject } from './verification/identity-decision.js';
 import { registerWorkItemHandlers } from './work-items/work-item-handlers.js';
 import { accessRouter } from './access/access.router.js';
@@ -36,9 +39,7 @@ registerWorkItemHandlers({
     apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
     afterCommit: (item) => afterIdentityDecision(item),
   },
-  TERRITORY_SUGGESTION: {
-    apply: (em, item, outcome, actorUserId) => decideTerritorySuggestion(em, item, outcome, actorUserId),
-  },
+  TERRITORY_SUGGESTION: territorySuggestionHandler,
   RESIDENCY_VERIFICATION: {
     lockSubject: (em, item) => lockResidencySubject(em, item.subjectId),
     apply: (em, item, outcome) => applyResidencyDecision(em, item, outcome),
@@ -47,6 +48,9 @@ registerWorkItemHandlers({
     apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
   },
 });
+
+// Who may see media attached to each kind of content (the media module imports none of them).
+registerMediaReaders({ POST: canSeePost, EVENT: canSeeEvent });
 
 /** The whole API: every domain router. Its type is what the client SDK imports. */
 export const appRouter = router({

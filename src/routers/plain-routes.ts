@@ -1,20 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { AppDeps } from '../trpc/context.js';
+import type { PlainRoutes } from '../http/plain-routes.js';
 import { evidenceRoutes } from './evidence/evidence.routes.js';
-import { verificationRoutes } from './verification/verification.routes.js';
+import { mapRoutes } from './map/map.routes.js';
+import { mediaRoutes } from './media/media.routes.js';
 import { residencyUploadRoutes } from './memberships/residency-upload.routes.js';
 import { territoryEvidenceRoutes } from './territory-work-items/evidence-download.routes.js';
-import { mediaRoutes } from './media/media.routes.js';
-import { mapRoutes } from './map/map.routes.js';
+import { verificationRoutes } from './verification/verification.routes.js';
 
-/**
- * Operations the tRPC/OpenAPI bridge cannot express (multipart uploads, form bodies, file streams): plain
- * Fastify routes that call the same services, each with its OpenAPI paths written from zod schemas.
- */
-export interface PlainRoutes {
-  register(app: FastifyInstance, deps: AppDeps): void;
-  openapi: ZodOpenApiPathsObject;
-}
-
+/** Every plain Fastify route of the API (see src/http/plain-routes.ts), in registration order. */
 export const plainRoutes: PlainRoutes[] = [verificationRoutes, evidenceRoutes, residencyUploadRoutes, territoryEvidenceRoutes, mediaRoutes, mapRoutes];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blockedUserIdsOf } from '../../src/routers/blocks/blocks.service.js';
+import { blockedUserIdsOf } from '../../src/routers/blocks/blocks.queries.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import type { SqlQuery } from '../../src/db/sql.js';
 import { eventByIdQuery, nearbyEventsCountQuery, nearbyEventsQuery, territoryEventsQuery } from '../../src/routers/events/events.queries.js';
 import { newUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';

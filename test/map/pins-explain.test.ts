@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityCountQuery, entityListQuery, type MapViewer, pinsCountQuery, pinsQuery } from '../../src/routers/map/map.queries.js';
 import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
-import type { SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import type { SqlQuery } from '../../src/db/sql.js';
 import { newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';

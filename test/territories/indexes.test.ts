@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nearbyQuery, searchQuery, territoryByIdQuery, type SqlQuery } from '../../src/routers/territories/territories.queries.js';
+import type { SqlQuery } from '../../src/db/sql.js';
+import { nearbyQuery, searchQuery, territoryByIdQuery } from '../../src/routers/territories/territories.queries.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasFlag, normalizeFeatureFlag } from '../../src/entities/territory.entity.js';
 import { AppError } from '../../src/platform/problems.js';
-import { resolveTerritoryId } from '../../src/routers/territories/territories.service.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireTerritory } from '../../src/policy/territory-access.js';
 import {
   addMembership,
   countRows,
@@ -101,6 +102,11 @@ describe('territory selection per session (X-Session-Id)', () => {
     }
   });
 });
+
+/** The territory an operation resolves to (explicit id, else the session's selection): requireTerritory's first step. */
+const resolveTerritoryId = async (em: EntityManager, userId: string, sessionId: string | null | undefined, explicit?: string | null) =>
+  (await requireTerritory({ em, user: { id: userId, displayName: '', identityVerificationStatus: 'Unverified', permissions: [] }, sessionId: sessionId ?? null }, explicit))
+    .territoryId;
 
 describe('feature flags', () => {
   it('normalizes names and checks flags', () => {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/problems.js';
-import { decideTerritorySuggestion } from '../../src/routers/territories/territories.service.js';
+import { decideTerritorySuggestion } from '../../src/routers/territories/territory-suggestion.js';
 import { countRows, newAdmin, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 

@@ -12,7 +12,7 @@ export const accessRouter = router({
     .meta({ openapi: { method: 'PUT', path: PERMISSION_PATH, tags: ['Administration'], summary: 'Grant a system permission (idempotent)' } })
     .input(permissionInput)
     .output(userPermissionsOutput)
-    .mutation(({ ctx, input }) => access.grantPermission(ctx.em, ctx.user.id, input.userId, input.permission)),
+    .mutation(({ ctx, input }) => access.grantPermission(ctx, input)),
 
   revokePermission: adminProcedure
     .meta({
@@ -21,7 +21,7 @@ export const accessRouter = router({
     })
     .input(permissionInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => access.revokePermission(ctx.em, ctx.user.id, input.userId, input.permission)),
+    .mutation(({ ctx, input }) => access.revokePermission(ctx, input)),
 
   // Who may change which capability depends on the capability itself, so the service authorizes.
   grantCapability: authedProcedure
@@ -35,7 +35,7 @@ export const accessRouter = router({
     })
     .input(capabilityInput)
     .output(membershipOutput)
-    .mutation(({ ctx, input }) => access.grantCapability(ctx.em, ctx.user, input.territoryId, input.userId, input.capability)),
+    .mutation(({ ctx, input }) => access.grantCapability(ctx, input)),
 
   revokeCapability: authedProcedure
     .meta({
@@ -44,5 +44,5 @@ export const accessRouter = router({
     })
     .input(capabilityInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => access.revokeCapability(ctx.em, ctx.user, input.territoryId, input.userId, input.capability)),
+    .mutation(({ ctx, input }) => access.revokeCapability(ctx, input)),
 });

@@ -19,19 +19,19 @@ export const alertsRouter = router({
     })
     .input(reportAlertInput)
     .output(alertOutput)
-    .mutation(({ ctx, input }) => alerts.reportAlert(ctx.em, ctx.user, ctx.sessionId, input)),
+    .mutation(({ ctx, input }) => alerts.reportAlert(ctx, input)),
 
   list: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/alerts', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first" } })
     .input(listAlertsInput)
     .output(z.array(alertOutput))
-    .query(({ ctx, input }) => alerts.listAlerts(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => alerts.listAlerts(ctx, input)),
 
   paged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/alerts/paged', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (paged)" } })
     .input(pagedAlertsInput)
     .output(alertPage)
-    .query(({ ctx, input }) => alerts.pageAlerts(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => alerts.pageAlerts(ctx, input)),
 
   validate: authedProcedure
     .meta({
@@ -39,5 +39,5 @@ export const alertsRouter = router({
     })
     .input(validateAlertInput)
     .output(alertOutput)
-    .mutation(({ ctx, input }) => alerts.validateAlert(ctx.em, ctx.user, input.alertId, input.validated)),
+    .mutation(({ ctx, input }) => alerts.validateAlert(ctx, input)),
 });

@@ -1,18 +1,15 @@
 import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
 import { Alert, type AlertStatus } from '../../entities/alert.entity.js';
-import { AuditEntry } from '../../entities/audit.entity.js';
-import { hasFlag } from '../../entities/territory.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
+import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { AppError, badRequest, forbidden, notFound } from '../../platform/problems.js';
-import { holdsCapability } from '../../trpc/procedures.js';
+import { AppError, badRequest, notFound } from '../../platform/problems.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
 import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
-import { activeTerritory, residentIdsOf } from '../memberships/memberships.service.js';
+import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
-import { resolveTerritoryId } from '../territories/territories.service.js';
 import type { AlertOutput, ReportAlertInput } from './alerts.schemas.js';
 
 type AlertEntity = InferEntity<typeof Alert>;
@@ -34,22 +31,20 @@ function toOutput(a: AlertEntity): AlertOutput {
   };
 }
 
-async function isMember(em: EntityManager, territoryId: string, userId: string) {
-  const rows = await em.getConnection().execute('select 1 from territory_membership where territory_id = ? and user_id = ? limit 1', [territoryId, userId]);
-  return rows.length > 0;
-}
-
 /**
  * A member (VISITOR or RESIDENT) reports an alert in a territory with ALERTPOSTS enabled; without the flag the
  * request is refused with 400 ALERTS_DISABLED (the territory and its other content exist, only this kind of
  * content is switched off). The alert starts PENDING with a PENDING (not visible) ALERT feed post, in one
  * transaction.
  */
-export async function reportAlert(em: EntityManager, user: AuthUser, sessionId: string | null, input: ReportAlertInput): Promise<AlertOutput> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  const territory = await activeTerritory(em, territoryId);
-  if (!(await isMember(em, territoryId, user.id))) throw forbidden('Only members (visitors or residents) of this territory can report alerts.', 'NOT_MEMBER');
-  if (!hasFlag(territory, 'ALERTPOSTS')) throw badRequest('Alerts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERTS_DISABLED');
+export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput): Promise<AlertOutput> {
+  const access = await requireTerritory(ctx, input.territoryId, {
+    as: 'member',
+    denied: { message: 'Only members (visitors or residents) of this territory can report alerts.', code: 'NOT_MEMBER' },
+  });
+  const { em, user } = ctx;
+  const { territoryId } = access;
+  if (!access.hasFlag('ALERTPOSTS')) throw badRequest('Alerts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERTS_DISABLED');
   // The alert becomes an ALERT feed post: the community's content rules apply to it as to any post.
   await enforceModerationRules(em, territoryId, { title: input.title, content: input.description, type: 'ALERT' });
 
@@ -78,38 +73,25 @@ export async function reportAlert(em: EntityManager, user: AuthUser, sessionId: 
       alertId: alert.id,
     });
     alert.postId = post.id;
-    tx.create(AuditEntry, { actorUserId: user.id, action: 'alert.reported', subjectType: 'Alert', subjectId: alert.id, territoryId });
+    audit(tx, { actorUserId: user.id, action: 'alert.reported', subjectType: 'Alert', subjectId: alert.id, territoryId });
     await tx.flush();
     return toOutput(alert);
   });
 }
 
-/** The territory a listing reads: explicit or the session's; it must exist. */
-async function listedTerritory(em: EntityManager, user: AuthUser, sessionId: string | null, explicit: string | undefined) {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, explicit);
-  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
-  if (exists.length === 0) throw notFound('Territory');
-  return territoryId;
-}
-
 const VALIDATED_NEWEST_FIRST = { orderBy: { createdAtUtc: 'desc', id: 'desc' } } as const;
 
 /** A territory's VALIDATED alerts, newest first. */
-export async function listAlerts(em: EntityManager, user: AuthUser, sessionId: string | null, input: { territoryId?: string; skip: number; take: number }) {
-  const territoryId = await listedTerritory(em, user, sessionId, input.territoryId);
-  const rows = await em.find(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset: input.skip, limit: input.take });
+export async function listAlerts(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
+  const { territoryId } = await requireTerritory(ctx, input.territoryId);
+  const rows = await ctx.em.find(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset: input.skip, limit: input.take });
   return rows.map(toOutput);
 }
 
-export async function pageAlerts(
-  em: EntityManager,
-  user: AuthUser,
-  sessionId: string | null,
-  input: { territoryId?: string; pageNumber: number; pageSize: number },
-) {
-  const territoryId = await listedTerritory(em, user, sessionId, input.territoryId);
+export async function pageAlerts(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
+  const { territoryId } = await requireTerritory(ctx, input.territoryId);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [rows, total] = await em.findAndCount(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset, limit });
+  const [rows, total] = await ctx.em.findAndCount(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset, limit });
   return toPage(rows.map(toOutput), total, input.pageNumber, input.pageSize);
 }
 
@@ -128,10 +110,12 @@ async function setLinkedPostStatus(em: EntityManager, alert: AlertEntity, status
  * alert VALIDATED and publishes its post, notifying the residents the first time it becomes VALIDATED;
  * validated=false makes both REJECTED. Audited.
  */
-export async function validateAlert(em: EntityManager, user: AuthUser, alertId: string, validated: boolean): Promise<AlertOutput> {
+export async function validateAlert(ctx: ServiceContext, input: { alertId: string; validated: boolean }): Promise<AlertOutput> {
+  const { em, user } = ctx;
+  const { alertId, validated } = input;
   const found = await em.findOne(Alert, { id: alertId });
   if (!found) throw notFound('Alert');
-  if (!(await holdsCapability(em, user, found.territoryId, ['CURATOR']))) throw forbidden('This operation requires CURATOR in this territory.');
+  await requireTerritory(ctx, found.territoryId, { as: 'CURATOR', status: 'ANY' });
 
   return em.transactional(async (tx) => {
     // Serializes concurrent decisions so "became VALIDATED" (and its notification) happens once.
@@ -139,7 +123,7 @@ export async function validateAlert(em: EntityManager, user: AuthUser, alertId: 
     const previous = alert.status;
     const next: AlertStatus = validated ? 'VALIDATED' : 'REJECTED';
     alert.status = next;
-    alert.decidedAtUtc = clock.now();
+    alert.decidedAtUtc = ctx.clock.now();
     alert.decidedByUserId = user.id;
     if (alert.postId) await setLinkedPostStatus(tx, alert, validated ? 'PUBLISHED' : 'REJECTED');
     if (next === 'VALIDATED' && previous !== 'VALIDATED') {
@@ -152,7 +136,7 @@ export async function validateAlert(em: EntityManager, user: AuthUser, alertId: 
         sourceKey: `alert:${alert.id}:validated`,
       });
     }
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: user.id,
       action: validated ? 'alert.validated' : 'alert.rejected',
       subjectType: 'Alert',

@@ -32,7 +32,7 @@ export const assetsRouter = router({
     .input(createAssetInput)
     .output(assetOutput)
     .mutation(async ({ ctx, input }) => {
-      const created = await assets.createAsset(ctx.em, ctx.user, ctx.sessionId, input);
+      const created = await assets.createAsset(ctx, input);
       ctx.resp.headers.Location = `/api/v1/assets/${created.id}`;
       return created;
     }),
@@ -49,19 +49,19 @@ export const assetsRouter = router({
     })
     .input(assetListInput)
     .output(z.array(assetOutput))
-    .query(({ ctx, input }) => assets.listAssets(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => assets.listAssets(ctx, input)),
 
   paged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/assets/paged', tags: TAGS, summary: "The territory's assets (paged)", requestHeaders: sessionHeader } })
     .input(assetPagedInput)
     .output(assetPage)
-    .query(({ ctx, input }) => assets.pageAssets(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => assets.pageAssets(ctx, input)),
 
   byId: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/assets/{assetId}', tags: TAGS, summary: 'Get a territory asset' } })
     .input(assetIdInput)
     .output(assetOutput)
-    .query(({ ctx, input }) => assets.getAsset(ctx.em, input.assetId)),
+    .query(({ ctx, input }) => assets.getAsset(ctx, input)),
 
   update: authedProcedure
     .meta({
@@ -74,7 +74,7 @@ export const assetsRouter = router({
     })
     .input(updateAssetInput)
     .output(assetOutput)
-    .mutation(({ ctx, input }) => assets.updateAsset(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => assets.updateAsset(ctx, input)),
 
   validate: authedProcedure
     .meta({
@@ -87,7 +87,7 @@ export const assetsRouter = router({
     })
     .input(assetIdInput)
     .output(assetOutput)
-    .mutation(({ ctx, input }) => assets.validateAsset(ctx.em, ctx.user, input.assetId)),
+    .mutation(({ ctx, input }) => assets.validateAsset(ctx, input)),
 
   curate: authedProcedure
     .meta({
@@ -95,11 +95,11 @@ export const assetsRouter = router({
     })
     .input(curateInput)
     .output(assetOutput)
-    .mutation(({ ctx, input }) => assets.curateAsset(ctx.em, ctx.user, input.assetId, input.outcome)),
+    .mutation(({ ctx, input }) => assets.curateAsset(ctx, input)),
 
   archive: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/assets/{assetId}/archive', tags: TAGS, summary: 'Archive an asset (curator)' } })
     .input(assetIdInput)
     .output(assetOutput)
-    .mutation(({ ctx, input }) => assets.archiveAsset(ctx.em, ctx.user, input.assetId)),
+    .mutation(({ ctx, input }) => assets.archiveAsset(ctx, input)),
 });

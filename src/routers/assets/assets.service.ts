@@ -1,17 +1,13 @@
 import { type EntityManager, type FilterQuery, type InferEntity, LockMode } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { execSql, pgArray } from '../../db/sql.js';
 import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../entities/asset.entity.js';
-import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
-import { WorkItem } from '../../entities/work-item.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
+import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
-import { holdsCapability, requireTerritoryCapability } from '../../trpc/procedures.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
-import { resolveTerritoryId } from '../territories/territories.service.js';
-import { completeWorkItem, createWorkItem } from '../work-items/work-items.service.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory, type RequireTerritoryOptions } from '../../policy/territory-access.js';
+import { cancelPendingWorkItems, completeWorkItem, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
 import { applyAssetCuration, assetNotSuggested } from './asset-curation.js';
 import { type AssetListFilter, type AssetOutput, type CreateAssetInput, SUBTYPE_ONLY_FOR_NATURAL, type UpdateAssetInput } from './assets.schemas.js';
 
@@ -23,39 +19,37 @@ const DEFAULT_LISTED: AssetStatus[] = ['Suggested', 'Active'];
 const VALIDATABLE: AssetStatus[] = ['Suggested', 'Active'];
 
 /**
- * A verified resident (RESIDENT with a residency verification) or a curator of the territory (SYSTEM_ADMIN holds
- * every capability); anyone else 403. Asset and natural-asset creation share this rule.
+ * Who may create assets and natural assets: a verified resident (RESIDENT with a residency verification) or a
+ * curator of the territory (SYSTEM_ADMIN holds every capability); anyone else 403.
  */
-export async function requireVerifiedResidentOrCurator(em: EntityManager, user: AuthUser, territoryId: string, what: string) {
-  const membership = await em.findOne(TerritoryMembership, { territoryId, userId: user.id });
-  if (membership?.role === 'RESIDENT' && residencyVerificationOf(membership) !== 'NONE') return;
-  if (await holdsCapability(em, user, territoryId, ['CURATOR'])) return;
-  throw forbidden(`Only verified residents or curators of this territory can ${what}.`, 'NOT_VERIFIED_RESIDENT');
-}
-
-const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+export const verifiedResidentOrCurator = (what: string): RequireTerritoryOptions => ({
+  as: ['verifiedResident', 'CURATOR'],
+  denied: { message: `Only verified residents or curators of this territory can ${what}.`, code: 'NOT_VERIFIED_RESIDENT' },
+});
 
 /** Per asset, how many of its validations come from current residents of its territory. */
 async function residentValidations(em: EntityManager, assetIds: string[]): Promise<Map<string, number>> {
   if (assetIds.length === 0) return new Map();
-  const rows = await em.execute<{ asset_id: string; n: number }[]>(
+  const rows = await execSql<{ asset_id: string; n: number }>(
+    em,
     `select v.asset_id, count(*)::int as n
        from asset_validation v
        join territory_asset a on a.id = v.asset_id
        join territory_membership m on m.territory_id = a.territory_id and m.user_id = v.user_id and m.role = 'RESIDENT'
       where v.asset_id = any(?::uuid[])
       group by v.asset_id`,
-    [uuidArray(assetIds)],
+    [pgArray(assetIds)],
   );
   return new Map(rows.map((r) => [r.asset_id, r.n]));
 }
 
 async function residentCounts(em: EntityManager, territoryIds: string[]): Promise<Map<string, number>> {
   if (territoryIds.length === 0) return new Map();
-  const rows = await em.execute<{ territory_id: string; n: number }[]>(
+  const rows = await execSql<{ territory_id: string; n: number }>(
+    em,
     `select territory_id, count(*)::int as n from territory_membership
       where territory_id = any(?::uuid[]) and role = 'RESIDENT' group by territory_id`,
-    [uuidArray([...new Set(territoryIds)])],
+    [pgArray([...new Set(territoryIds)])],
   );
   return new Map(rows.map((r) => [r.territory_id, r.n]));
 }
@@ -100,10 +94,9 @@ async function loadAsset(em: EntityManager, assetId: string, refresh = false): P
  * A verified resident or curator proposes an asset: it starts Suggested, with an ASSET_CURATION work item in the
  * territory's queue for its curators, both in one transaction.
  */
-export async function createAsset(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateAssetInput): Promise<AssetOutput> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  await activeTerritory(em, territoryId);
-  await requireVerifiedResidentOrCurator(em, user, territoryId, 'register assets');
+export async function createAsset(ctx: ServiceContext, input: CreateAssetInput): Promise<AssetOutput> {
+  const { territoryId } = await requireTerritory(ctx, input.territoryId, verifiedResidentOrCurator('register assets'));
+  const { em, user } = ctx;
   const asset = await em.transactional(async (tx) => {
     const created = tx.create(TerritoryAsset, {
       id: newId(),
@@ -135,14 +128,12 @@ export async function createAsset(em: EntityManager, user: AuthUser, sessionId: 
   return toOutput(em, asset);
 }
 
-export async function getAsset(em: EntityManager, assetId: string): Promise<AssetOutput> {
-  return toOutput(em, await loadAsset(em, assetId));
+export async function getAsset(ctx: ServiceContext, input: { assetId: string }): Promise<AssetOutput> {
+  return toOutput(ctx.em, await loadAsset(ctx.em, input.assetId));
 }
 
-async function listWhere(em: EntityManager, user: AuthUser, sessionId: string | null, filter: AssetListFilter): Promise<FilterQuery<AssetRow>> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, filter.territoryId);
-  const exists = await em.execute('select 1 from territory where id = ?', [territoryId]);
-  if (exists.length === 0) throw notFound('Territory');
+async function listWhere(ctx: ServiceContext, filter: AssetListFilter): Promise<FilterQuery<AssetRow>> {
+  const { territoryId } = await requireTerritory(ctx, filter.territoryId);
   // `type` and `types` both name types (compared with the type only); together they are one set.
   const types = [...new Set([...(filter.type ? [filter.type] : []), ...(filter.types ?? [])])];
   return {
@@ -155,17 +146,17 @@ async function listWhere(em: EntityManager, user: AuthUser, sessionId: string | 
 
 const NEWEST_FIRST = { createdAtUtc: 'desc', id: 'desc' } as const;
 
-export async function listAssets(em: EntityManager, user: AuthUser, sessionId: string | null, input: AssetListFilter & { skip: number; take: number }) {
-  const where = await listWhere(em, user, sessionId, input);
-  const assets = await em.find(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset: input.skip, limit: input.take });
-  return toOutputs(em, assets);
+export async function listAssets(ctx: ServiceContext, input: AssetListFilter & { skip: number; take: number }) {
+  const where = await listWhere(ctx, input);
+  const assets = await ctx.em.find(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset: input.skip, limit: input.take });
+  return toOutputs(ctx.em, assets);
 }
 
-export async function pageAssets(em: EntityManager, user: AuthUser, sessionId: string | null, input: AssetListFilter & { pageNumber: number; pageSize: number }) {
-  const where = await listWhere(em, user, sessionId, input);
+export async function pageAssets(ctx: ServiceContext, input: AssetListFilter & { pageNumber: number; pageSize: number }) {
+  const where = await listWhere(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [assets, total] = await em.findAndCount(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset, limit });
-  return toPage(await toOutputs(em, assets), total, input.pageNumber, input.pageSize);
+  const [assets, total] = await ctx.em.findAndCount(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset, limit });
+  return toPage(await toOutputs(ctx.em, assets), total, input.pageNumber, input.pageSize);
 }
 
 /** Assets that can no longer be edited: an archived or rejected asset is a closed record. */
@@ -201,12 +192,17 @@ function changedFields(before: Record<EditableField, unknown>, after: Record<Edi
  * type is a 400. The row is locked for the edit, so concurrent edits apply one after the other (each on the other's
  * result) instead of overwriting each other; an edit that changes something is audited with before/after values.
  */
-export async function updateAsset(em: EntityManager, user: AuthUser, input: UpdateAssetInput): Promise<AssetOutput> {
+export async function updateAsset(ctx: ServiceContext, input: UpdateAssetInput): Promise<AssetOutput> {
+  const { em, user } = ctx;
   const asset = await em.transactional(async (tx) => {
     const locked = await tx.findOne(TerritoryAsset, { id: input.assetId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!locked) throw notFound('Asset');
-    if (locked.createdByUserId !== user.id && !(await holdsCapability(tx, user, locked.territoryId, ['CURATOR']))) {
-      throw forbidden('Only the creator or a curator of the territory can edit this asset.');
+    if (locked.createdByUserId !== user.id) {
+      await requireTerritory({ ...ctx, em: tx }, locked.territoryId, {
+        as: 'CURATOR',
+        status: 'ANY',
+        denied: { message: 'Only the creator or a curator of the territory can edit this asset.' },
+      });
     }
     if (NOT_EDITABLE.includes(locked.status)) throw conflict(`A ${locked.status} asset cannot be edited.`, 'ASSET_NOT_EDITABLE');
     const type = input.type ?? locked.type;
@@ -221,7 +217,7 @@ export async function updateAsset(em: EntityManager, user: AuthUser, input: Upda
     if (input.geoAnchors !== undefined) locked.geoAnchors = input.geoAnchors.map((g) => ({ latitude: g.latitude, longitude: g.longitude }));
     const change = changedFields(before, editableValues(locked));
     if (change.fields.length > 0) {
-      tx.create(AuditEntry, {
+      audit(tx, {
         actorUserId: user.id,
         action: 'asset.updated',
         subjectType: 'TerritoryAsset',
@@ -240,27 +236,29 @@ export async function updateAsset(em: EntityManager, user: AuthUser, input: Upda
  * A member of the asset's territory validates it (Suggested or Active assets); once per user, so a repeat changes
  * nothing. The first validation is audited. Answers the asset with its count and percentage.
  */
-export async function validateAsset(em: EntityManager, user: AuthUser, assetId: string): Promise<AssetOutput> {
+export async function validateAsset(ctx: ServiceContext, input: { assetId: string }): Promise<AssetOutput> {
+  const { em, user } = ctx;
+  const { assetId } = input;
   const asset = await loadAsset(em, assetId);
-  const member = await em.findOne(TerritoryMembership, { territoryId: asset.territoryId, userId: user.id });
-  if (!member) throw forbidden('Only members (visitors or residents) of this territory can validate its assets.', 'NOT_MEMBER');
+  await requireTerritory(ctx, asset.territoryId, {
+    as: 'member',
+    status: 'ANY',
+    denied: { message: 'Only members (visitors or residents) of this territory can validate its assets.', code: 'NOT_MEMBER' },
+  });
   if (!VALIDATABLE.includes(asset.status)) throw conflict(`A ${asset.status} asset cannot be validated.`, 'ASSET_NOT_VALIDATABLE');
   await em.transactional(async (tx) => {
     // The insert and the counter change commit together; concurrent repeats insert (and count) once.
-    const inserted = await tx.execute<{ asset_id: string }[]>(
+    const inserted = await execSql<{ asset_id: string }>(
+      tx,
       `insert into asset_validation (asset_id, user_id, created_at_utc) values (?, ?, ?)
        on conflict (asset_id, user_id) do nothing returning asset_id`,
-      [assetId, user.id, clock.now()],
+      [assetId, user.id, ctx.clock.now()],
     );
     if (inserted.length === 0) return;
-    await tx.execute('update territory_asset set validation_count = validation_count + 1 where id = ?', [assetId]);
-    tx.create(AuditEntry, { actorUserId: user.id, action: 'asset.validated', subjectType: 'TerritoryAsset', subjectId: assetId, territoryId: asset.territoryId });
+    await execSql(tx, 'update territory_asset set validation_count = validation_count + 1 where id = ?', [assetId]);
+    audit(tx, { actorUserId: user.id, action: 'asset.validated', subjectType: 'TerritoryAsset', subjectId: assetId, territoryId: asset.territoryId });
   });
   return toOutput(em, await loadAsset(em, assetId, true));
-}
-
-async function pendingCuration(em: EntityManager, assetId: string) {
-  return em.findOne(WorkItem, { type: 'ASSET_CURATION', subjectType: 'TerritoryAsset', subjectId: assetId, status: 'PENDING' });
 }
 
 /**
@@ -268,11 +266,13 @@ async function pendingCuration(em: EntityManager, assetId: string) {
  * asset's pending ASSET_CURATION work item (whose handler applies it); without one (left with NOACTION) it is
  * applied directly. Anything but Suggested is a 409.
  */
-export async function curateAsset(em: EntityManager, user: AuthUser, assetId: string, outcome: 'APPROVED' | 'REJECTED'): Promise<AssetOutput> {
+export async function curateAsset(ctx: ServiceContext, input: { assetId: string; outcome: 'APPROVED' | 'REJECTED' }): Promise<AssetOutput> {
+  const { em, user } = ctx;
+  const { assetId, outcome } = input;
   const asset = await loadAsset(em, assetId);
-  await requireTerritoryCapability(em, user, asset.territoryId, ['CURATOR']);
+  await requireTerritory(ctx, asset.territoryId, { as: 'CURATOR', status: 'ANY' });
   if (asset.status !== 'Suggested') throw assetNotSuggested();
-  const item = await pendingCuration(em, assetId);
+  const item = await findPendingWorkItem(em, { type: 'ASSET_CURATION', subjectType: 'TerritoryAsset', subjectId: assetId });
   if (item) {
     await completeWorkItem(em, item, outcome, null, user.id);
   } else {
@@ -288,25 +288,23 @@ export async function curateAsset(em: EntityManager, user: AuthUser, assetId: st
  * A curator archives a Suggested or Active asset (its pending curation is cancelled). Archiving an archived asset
  * changes nothing; a Rejected one is a 409.
  */
-export async function archiveAsset(em: EntityManager, user: AuthUser, assetId: string): Promise<AssetOutput> {
+export async function archiveAsset(ctx: ServiceContext, input: { assetId: string }): Promise<AssetOutput> {
+  const { em, user } = ctx;
+  const { assetId } = input;
   const asset = await loadAsset(em, assetId);
-  await requireTerritoryCapability(em, user, asset.territoryId, ['CURATOR']);
+  await requireTerritory(ctx, asset.territoryId, { as: 'CURATOR', status: 'ANY' });
   if (asset.status === 'Archived') return toOutput(em, asset);
   if (asset.status === 'Rejected') throw conflict('A Rejected asset cannot be archived.', 'ASSET_REJECTED');
   await em.transactional(async (tx) => {
-    const now = clock.now();
+    const now = ctx.clock.now();
     const changed = await tx.nativeUpdate(
       TerritoryAsset,
       { id: assetId, status: { $in: ['Suggested', 'Active'] } },
       { status: 'Archived', archivedAtUtc: now, updatedAtUtc: now },
     );
     if (changed === 0) throw conflict('The asset changed status meanwhile; try again.', 'ASSET_STATUS_CHANGED');
-    await tx.nativeUpdate(
-      WorkItem,
-      { type: 'ASSET_CURATION', subjectType: 'TerritoryAsset', subjectId: assetId, status: 'PENDING' },
-      { status: 'CANCELLED', completedAtUtc: now, completedByUserId: user.id, notes: 'Asset archived' },
-    );
-    tx.create(AuditEntry, {
+    await cancelPendingWorkItems(tx, { type: 'ASSET_CURATION', subjectIds: [assetId], notes: 'Asset archived', actorUserId: user.id, at: now });
+    audit(tx, {
       actorUserId: user.id,
       action: 'asset.archived',
       subjectType: 'TerritoryAsset',

@@ -14,19 +14,19 @@ export const blocksRouter = router({
     .meta({ openapi: { method: 'POST', path: '/api/v1/users/{userId}/block', tags: TAGS, summary: BLOCK }, successStatus: 204 })
     .input(blockInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => blocks.blockUser(ctx.em, ctx.user.id, input.userId)),
+    .mutation(({ ctx, input }) => blocks.blockUser(ctx, input)),
 
   unblock: authedProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/v1/users/{userId}/block', tags: TAGS, summary: UNBLOCK }, successStatus: 204 })
     .input(blockInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => blocks.unblockUser(ctx.em, ctx.user.id, input.userId)),
+    .mutation(({ ctx, input }) => blocks.unblockUser(ctx, input)),
 
   blockAlias: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/blocks/users/{userId}', tags: TAGS, summary: `${BLOCK}; same as POST /api/v1/users/{userId}/block` }, successStatus: 204 })
     .input(blockInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => blocks.blockUser(ctx.em, ctx.user.id, input.userId)),
+    .mutation(({ ctx, input }) => blocks.blockUser(ctx, input)),
 
   unblockAlias: authedProcedure
     .meta({
@@ -35,5 +35,5 @@ export const blocksRouter = router({
     })
     .input(blockInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => blocks.unblockUser(ctx.em, ctx.user.id, input.userId)),
+    .mutation(({ ctx, input }) => blocks.unblockUser(ctx, input)),
 });

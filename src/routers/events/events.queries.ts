@@ -1,11 +1,15 @@
 /**
- * SQL of the event read paths (by id, territory list, nearby), explicit columns and `?` placeholders as
- * `em.getConnection().execute(sql, params)` takes them; a benchmark baseline can run the same text through
+ * SQL of the event read paths (by id, territory list, nearby), explicit columns and `?` placeholders, run
+ * with src/db/sql.ts `runSql`; a benchmark baseline can run the same text through
  * `toNumberedParams`. Filters match the indexes declared on the Event entities (the nearby query's literal
  * `status = 'SCHEDULED'` is what lets the partial GiST index apply).
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql, isoColumn, type SqlQuery } from '../../db/sql.js';
 import { haversineSql } from '../../platform/geo.js';
-import { nearbyBoxes, type SqlQuery } from '../territories/territories.queries.js';
+import type { AuthUser } from '../../platform/service-context.js';
+import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
+import { nearbyBoxes } from '../territories/territories.queries.js';
 
 /** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
 export interface EventRow {
@@ -30,13 +34,12 @@ export interface EventRow {
   my_participation: string | null;
 }
 
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The event's own columns, its participation counts and the viewer's participation (one `?`: the viewer's id). */
-const COLUMNS = `e.id, e.territory_id, e.title, e.description, ${iso('e.starts_at_utc')} as starts_at_utc,
-  ${iso('e.ends_at_utc')} as ends_at_utc, e.latitude, e.longitude, e.location_label, e.cover_media_id,
+const COLUMNS = `e.id, e.territory_id, e.title, e.description, ${isoColumn('e.starts_at_utc')} as starts_at_utc,
+  ${isoColumn('e.ends_at_utc')} as ends_at_utc, e.latitude, e.longitude, e.location_label, e.cover_media_id,
   e.additional_media_ids, e.status, e.created_by_user_id, e.created_by_membership, e.post_id,
-  ${iso('e.created_at_utc')} as created_at_utc,
+  ${isoColumn('e.created_at_utc')} as created_at_utc,
   (select count(*) from event_participation ep where ep.event_id = e.id and ep.status = 'INTEREST')::int as interested_count,
   (select count(*) from event_participation ep where ep.event_id = e.id and ep.status = 'CONFIRMED')::int as confirmed_count,
   (select ep.status from event_participation ep where ep.event_id = e.id and ep.user_id = ?::uuid) as my_participation`;
@@ -131,4 +134,10 @@ export function nearbyEventsQuery(params: NearbyEventsParams & { viewerId: strin
 export function nearbyEventsCountQuery(params: NearbyEventsParams): SqlQuery {
   const ids = nearbyIds(params);
   return { sql: `select count(*)::int as total from (${ids.sql}) n`, params: ids.params };
+}
+
+/** Events are public to every signed-in user; the viewer only loses those of users they blocked (media rule 4). */
+export async function canSeeEvent(em: EntityManager, viewer: AuthUser, eventId: string): Promise<boolean> {
+  const [event] = await execSql<{ created_by_user_id: string }>(em, 'select created_by_user_id from event where id = ?', [eventId]);
+  return event !== undefined && !(await blockedUserIdsOf(em, viewer.id)).includes(event.created_by_user_id);
 }

@@ -1,19 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { runSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import type { Clock, ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
 import { createSystemPost } from '../feed/feed.service.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
-import { activeTerritory, residentIdsOf } from '../memberships/memberships.service.js';
+import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
-import type { SqlQuery } from '../territories/territories.queries.js';
-import { resolveTerritoryId } from '../territories/territories.service.js';
 import {
   eventByIdQuery,
   type EventRow,
@@ -24,8 +23,6 @@ import {
   territoryEventsQuery,
 } from './events.queries.js';
 import type { CreateEventInput, EventListFilter, EventOutput, NearbyEventOutput } from './events.schemas.js';
-
-const run = <T>(em: EntityManager, query: SqlQuery) => em.getConnection().execute<T[]>(query.sql, query.params);
 
 /** How far back a start may lie: events may be recorded (or adjusted) up to one year after they began. */
 const MAX_PAST_START_MS = 365 * 24 * 3600 * 1000;
@@ -62,20 +59,13 @@ async function withMedia<R extends EventRow>(em: EntityManager, rows: R[]): Prom
 }
 
 async function loadEvent(em: EntityManager, id: string, viewerId: string): Promise<EventOutput> {
-  const [row] = await run<EventRow>(em, eventByIdQuery(id, viewerId));
+  const [row] = await runSql<EventRow>(em, eventByIdQuery(id, viewerId));
   if (!row) throw notFound('Event');
   const [out] = await withMedia(em, [row]);
   return out!.event;
 }
 
-async function membershipRole(em: EntityManager, territoryId: string, userId: string): Promise<MembershipRole | null> {
-  const [row] = await em
-    .getConnection()
-    .execute<{ role: MembershipRole }[]>('select role from territory_membership where territory_id = ? and user_id = ?', [territoryId, userId]);
-  return row?.role ?? null;
-}
-
-function checkDates(startsAt: Date, endsAt: Date | null | undefined) {
+function checkDates(clock: Clock, startsAt: Date, endsAt: Date | null | undefined) {
   if (startsAt.getTime() < clock.now().getTime() - MAX_PAST_START_MS) {
     throw validationFailed('startsAtUtc', 'must be in the future or at most one year in the past');
   }
@@ -87,12 +77,15 @@ function checkDates(startsAt: Date, endsAt: Date | null | undefined) {
  * moderation rules as its feed post is. In one transaction: the event with the creator's role, its media (cover
  * first), an EVENT feed post referencing it, and an EVENT_CREATED notification to the territory's residents.
  */
-export async function createEvent(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateEventInput): Promise<EventOutput> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  await activeTerritory(em, territoryId);
-  const role = await membershipRole(em, territoryId, user.id);
-  if (!role) throw forbidden('Only members (visitors or residents) of this territory can create events.', 'NOT_MEMBER');
-  checkDates(input.startsAtUtc, input.endsAtUtc);
+export async function createEvent(ctx: ServiceContext, input: CreateEventInput): Promise<EventOutput> {
+  const access = await requireTerritory(ctx, input.territoryId, {
+    as: 'member',
+    denied: { message: 'Only members (visitors or residents) of this territory can create events.', code: 'NOT_MEMBER' },
+  });
+  const { em, user } = ctx;
+  const territoryId = access.territoryId;
+  const role: MembershipRole = access.role!;
+  checkDates(ctx.clock, input.startsAtUtc, input.endsAtUtc);
   // The event becomes an EVENT feed post: the community's content rules apply to it as to any post.
   await enforceModerationRules(em, territoryId, { title: input.title, content: input.description ?? '', type: 'EVENT' });
 
@@ -151,41 +144,31 @@ export async function createEvent(em: EntityManager, user: AuthUser, sessionId: 
   return loadEvent(em, eventId, user.id);
 }
 
-export async function getEvent(em: EntityManager, user: AuthUser, eventId: string): Promise<EventOutput> {
-  return loadEvent(em, eventId, user.id);
+export async function getEvent(ctx: ServiceContext, input: { eventId: string }): Promise<EventOutput> {
+  return loadEvent(ctx.em, input.eventId, ctx.user.id);
 }
 
-/** The territory a listing reads: explicit or the session's; it must exist (events of any territory are public). */
-async function listedTerritory(em: EntityManager, user: AuthUser, sessionId: string | null, filter: EventListFilter) {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, filter.territoryId);
-  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
-  if (exists.length === 0) throw notFound('Territory');
+/** The territory a listing reads: explicit or the session's, ACTIVE (events of any territory are public). */
+async function listedTerritory(ctx: ServiceContext, filter: EventListFilter) {
+  const { territoryId } = await requireTerritory(ctx, filter.territoryId);
   if (filter.startDate && filter.endDate && filter.endDate < filter.startDate) throw validationFailed('endDate', 'must not be before startDate');
   return { territoryId, startDate: filter.startDate, endDate: filter.endDate };
 }
 
-export async function listEvents(
-  em: EntityManager,
-  user: AuthUser,
-  sessionId: string | null,
-  input: EventListFilter & { skip: number; take: number },
-): Promise<EventOutput[]> {
-  const filter = await listedTerritory(em, user, sessionId, input);
-  const rows = await run<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: clock.now(), offset: input.skip, limit: input.take }));
+export async function listEvents(ctx: ServiceContext, input: EventListFilter & { skip: number; take: number }): Promise<EventOutput[]> {
+  const filter = await listedTerritory(ctx, input);
+  const { em, user } = ctx;
+  const rows = await runSql<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: ctx.clock.now(), offset: input.skip, limit: input.take }));
   return (await withMedia(em, rows)).map((x) => x.event);
 }
 
-export async function pageEvents(
-  em: EntityManager,
-  user: AuthUser,
-  sessionId: string | null,
-  input: EventListFilter & { pageNumber: number; pageSize: number },
-) {
-  const filter = await listedTerritory(em, user, sessionId, input);
+export async function pageEvents(ctx: ServiceContext, input: EventListFilter & { pageNumber: number; pageSize: number }) {
+  const filter = await listedTerritory(ctx, input);
+  const { em, user } = ctx;
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    run<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: clock.now(), offset, limit })),
-    run<{ total: number }>(em, territoryEventsCountQuery(filter)),
+    runSql<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: ctx.clock.now(), offset, limit })),
+    runSql<{ total: number }>(em, territoryEventsCountQuery(filter)),
   ]);
   const items = (await withMedia(em, rows)).map((x) => x.event);
   return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
@@ -194,24 +177,23 @@ export async function pageEvents(
 type NearbyRow = EventRow & { distance_km: number };
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
 
-async function nearbyRows(em: EntityManager, user: AuthUser, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
-  const rows = await run<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId: user.id, offset, limit }));
+async function nearbyRows(em: EntityManager, viewerId: string, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
+  const rows = await runSql<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
   return (await withMedia(em, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
 }
 
 /** SCHEDULED events not over yet, of ACTIVE territories, within `radiusKm`; nearest first. */
-export async function nearbyEvents(em: EntityManager, user: AuthUser, input: { lat: number; lng: number; radiusKm: number; limit: number }) {
-  return nearbyRows(em, user, { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: clock.now() }, 0, input.limit);
+export async function nearbyEvents(ctx: ServiceContext, input: { lat: number; lng: number; radiusKm: number; limit: number }) {
+  return nearbyRows(ctx.em, ctx.user.id, { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: ctx.clock.now() }, 0, input.limit);
 }
 
-export async function pageNearbyEvents(
-  em: EntityManager,
-  user: AuthUser,
-  input: { lat: number; lng: number; radiusKm: number; pageNumber: number; pageSize: number },
-) {
-  const point = { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: clock.now() };
+export async function pageNearbyEvents(ctx: ServiceContext, input: { lat: number; lng: number; radiusKm: number; pageNumber: number; pageSize: number }) {
+  const point = { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: ctx.clock.now() };
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [items, count] = await Promise.all([nearbyRows(em, user, point, offset, limit), run<{ total: number }>(em, nearbyEventsCountQuery(point))]);
+  const [items, count] = await Promise.all([
+    nearbyRows(ctx.em, ctx.user.id, point, offset, limit),
+    runSql<{ total: number }>(ctx.em, nearbyEventsCountQuery(point)),
+  ]);
   return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
@@ -219,13 +201,15 @@ export async function pageNearbyEvents(
  * Sets the caller's participation (INTEREST or CONFIRMED) on an event; repeated calls upsert the one row. Any
  * signed-in user may take part (events are public); a cancelled event takes no new participation (409).
  */
-export async function participate(em: EntityManager, user: AuthUser, eventId: string, status: ParticipationStatus): Promise<EventOutput> {
+export async function participate(ctx: ServiceContext, input: { eventId: string; status: ParticipationStatus }): Promise<EventOutput> {
+  const { em, user } = ctx;
+  const { eventId, status } = input;
   const event = await em.findOne(Event, { id: eventId });
   if (!event) throw notFound('Event');
   if (event.status === 'CANCELLED') throw conflict('The event is cancelled.', 'EVENT_CANCELLED');
-  const now = clock.now();
+  const now = ctx.clock.now();
   // One statement, so concurrent calls of the same user cannot collide on the primary key.
-  await em.getConnection().execute(
+  await em.execute(
     `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc) values (?, ?, ?, ?, ?)
      on conflict (event_id, user_id) do update set status = excluded.status, updated_at_utc = excluded.updated_at_utc`,
     [eventId, user.id, status, now, now],
@@ -237,15 +221,17 @@ export async function participate(em: EntityManager, user: AuthUser, eventId: st
  * Only the creator cancels; no notification is sent. Cancelling a cancelled event is a no-op answering the event
  * (idempotent, so a retried request is harmless).
  */
-export async function cancelEvent(em: EntityManager, user: AuthUser, eventId: string): Promise<EventOutput> {
+export async function cancelEvent(ctx: ServiceContext, input: { eventId: string }): Promise<EventOutput> {
+  const { em, user } = ctx;
+  const { eventId } = input;
   await em.transactional(async (tx) => {
     const event = await tx.findOne(Event, { id: eventId });
     if (!event) throw notFound('Event');
     if (event.createdByUserId !== user.id) throw forbidden('Only the creator of the event can cancel it.', 'NOT_EVENT_CREATOR');
     if (event.status === 'CANCELLED') return;
     event.status = 'CANCELLED';
-    event.cancelledAtUtc = clock.now();
-    tx.create(AuditEntry, { actorUserId: user.id, action: 'event.cancelled', subjectType: 'Event', subjectId: event.id, territoryId: event.territoryId });
+    event.cancelledAtUtc = ctx.clock.now();
+    audit(tx, { actorUserId: user.id, action: 'event.cancelled', subjectType: 'Event', subjectId: event.id, territoryId: event.territoryId });
   });
   return loadEvent(em, eventId, user.id);
 }

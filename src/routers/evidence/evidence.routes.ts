@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { requirePermission } from '../../http/route-auth.js';
 import { zId } from '../../platform/ids.js';
-import type { PlainRoutes } from '../plain-routes.js';
-import { findEvidence, sendEvidence } from './evidence.service.js';
+import { type EvidenceDownload, openEvidence } from './evidence.service.js';
 
 const ADMIN_DOWNLOAD_PATH = '/api/v1/admin/evidences/{evidenceId}/download';
 const evidenceParams = z.object({ evidenceId: zId });
@@ -18,16 +18,25 @@ export const evidenceFileResponse = {
   content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
 };
 
+/** Streams an opened evidence file as an attachment, never cached. */
+export function sendEvidenceFile(reply: FastifyReply, download: EvidenceDownload) {
+  return reply
+    .status(200)
+    .header('Content-Type', download.mimeType)
+    .header('Content-Length', String(download.sizeBytes))
+    .header('Content-Disposition', `attachment; filename="${download.fileName}"`)
+    .header('Cache-Control', 'private, no-store')
+    .send(download.stream);
+}
+
 /** Evidence downloads are streams, so plain routes. */
 export const evidenceRoutes: PlainRoutes = {
   register(app, deps) {
     app.get(ADMIN_DOWNLOAD_PATH.replace('{evidenceId}', ':evidenceId'), async (request, reply) => {
-      const user = requirePermission(request, 'SYSTEM_ADMIN');
+      requirePermission(request, 'SYSTEM_ADMIN');
       // A ZodError is rendered as a 400 VALIDATION_FAILED naming the field.
       const { evidenceId } = evidenceParams.parse(request.params);
-      const em = deps.orm.em.fork() as EntityManager;
-      const evidence = await findEvidence(em, evidenceId);
-      return sendEvidence(em, deps.storage, reply, evidence, user.id);
+      return sendEvidenceFile(reply, await openEvidence(serviceContextOf(request, deps), { evidenceId }));
     });
   },
   openapi: {

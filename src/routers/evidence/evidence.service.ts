@@ -1,11 +1,19 @@
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
-import type { FastifyReply } from 'fastify';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import type { Readable } from 'node:stream';
+import { audit } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { notFound } from '../../platform/problems.js';
-import type { Storage } from '../../platform/storage.js';
+import type { ServiceContext } from '../../platform/service-context.js';
 
 export type EvidenceRow = InferEntity<typeof Evidence>;
+
+/** An evidence file opened for download: the route streams it with these headers. */
+export interface EvidenceDownload {
+  stream: Readable;
+  sizeBytes: number;
+  mimeType: string;
+  fileName: string;
+}
 
 export async function findEvidence(em: EntityManager, evidenceId: string, where: { territoryId?: string } = {}) {
   const evidence = await em.findOne(Evidence, { id: evidenceId, ...where });
@@ -20,14 +28,17 @@ function downloadName(evidence: EvidenceRow) {
 }
 
 /**
- * Streams an evidence file through the API (documents are never exposed by URL) and records who read it.
- * Shared by the admin and the territory-scoped downloads; the caller has already checked access.
+ * Opens an evidence file for streaming through the API (documents are never exposed by URL) and records who read
+ * it. Shared by the admin and the territory-scoped downloads; the caller has already checked access. With
+ * `territoryId`, evidence of another territory is a 404, as if it did not exist.
  */
-export async function sendEvidence(em: EntityManager, storage: Storage, reply: FastifyReply, evidence: EvidenceRow, actorUserId: string) {
+export async function openEvidence(ctx: ServiceContext, input: { evidenceId: string; territoryId?: string }): Promise<EvidenceDownload> {
+  const { em, user, storage } = ctx;
+  const evidence = await findEvidence(em, input.evidenceId, input.territoryId ? { territoryId: input.territoryId } : {});
   const file = await storage.open(evidence.storageKey);
   if (!file) throw notFound('Evidence file');
-  em.create(AuditEntry, {
-    actorUserId,
+  audit(em, {
+    actorUserId: user.id,
     action: 'evidence.downloaded',
     subjectType: 'Evidence',
     subjectId: evidence.id,
@@ -40,11 +51,5 @@ export async function sendEvidence(em: EntityManager, storage: Storage, reply: F
     file.stream.destroy();
     throw error;
   }
-  return reply
-    .status(200)
-    .header('Content-Type', evidence.mimeType)
-    .header('Content-Length', String(file.sizeBytes))
-    .header('Content-Disposition', `attachment; filename="${downloadName(evidence)}"`)
-    .header('Cache-Control', 'private, no-store')
-    .send(file.stream);
+  return { stream: file.stream, sizeBytes: file.sizeBytes, mimeType: evidence.mimeType, fileName: downloadName(evidence) };
 }

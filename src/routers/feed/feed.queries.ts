@@ -1,14 +1,12 @@
 /**
  * SQL of the feed hot read paths, with explicit columns and `?` placeholders (`em.execute(sql, params)`; the
- * `pg` driver takes the same text through territories.queries.ts `toNumberedParams`). Array parameters are passed
- * as PostgreSQL array literals (`pgArrayLiteral`) so the text works with both. Every list filters and orders on
+ * `pg` driver takes the same text through src/db/sql.ts `toNumberedParams`). Array parameters are passed as
+ * PostgreSQL array literals (`pgArray`) so the text works with both. Every list filters and orders on
  * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`), and the feed count reads
  * `post_feed_idx_count` alone: keep the two in step, the status literal 'PUBLISHED' included, so the partial
  * indexes apply.
  */
-import type { SqlQuery } from '../territories/territories.queries.js';
-
-export type { SqlQuery };
+import { isoColumn, pgArray, type SqlQuery } from '../../db/sql.js';
 
 /** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
 export interface FeedRow {
@@ -36,12 +34,7 @@ export interface FeedRow {
   updated_at_utc: string;
 }
 
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** `{"a","b c"}`: a text/uuid array parameter that needs no driver-specific array handling. */
-export function pgArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-}
 
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
@@ -54,9 +47,9 @@ const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibi
 const itemsOf = (rows: string) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
     exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?::uuid) as liked_by_me,
-    p.event_id, e.title as event_title, ${iso('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
+    p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
-    ${iso('p.created_at_utc')} as created_at_utc, ${iso('p.updated_at_utc')} as updated_at_utc
+    ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc
   from ${rows}
   join app_user u on u.id = p.author_user_id
   left join event e on e.id = p.event_id`;
@@ -91,7 +84,7 @@ function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
   }
   if (viewer.blockedUserIds.length > 0) {
     parts.push(`not (p.author_user_id = any(?::uuid[]))`);
-    params.push(pgArrayLiteral(viewer.blockedUserIds));
+    params.push(pgArray(viewer.blockedUserIds));
   }
   const optional = optionalFilters(filter);
   return { sql: [...parts, ...optional.parts].join(' and '), params: [...params, ...optional.params] };
@@ -103,7 +96,7 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
   const params: unknown[] = [];
   if (filter.anyTags) {
     parts.push(`p.tags && ?::text[]`);
-    params.push(pgArrayLiteral(filter.anyTags));
+    params.push(pgArray(filter.anyTags));
   }
   if (filter.mapEntityId) {
     parts.push(`p.map_entity_id = ?::uuid`);
@@ -111,7 +104,7 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
   }
   if (filter.assetId) {
     parts.push(`p.asset_ids @> ?::text[]`);
-    params.push(pgArrayLiteral([filter.assetId]));
+    params.push(pgArray([filter.assetId]));
   }
   return { parts, params };
 }
@@ -178,7 +171,7 @@ function commentsWhere(postId: string, blockedUserIds: readonly string[]): SqlQu
   const params: unknown[] = [postId];
   if (blockedUserIds.length > 0) {
     parts.push(`not (c.author_user_id = any(?::uuid[]))`);
-    params.push(pgArrayLiteral(blockedUserIds));
+    params.push(pgArray(blockedUserIds));
   }
   return { sql: parts.join(' and '), params };
 }
@@ -188,7 +181,7 @@ export function commentsPageQuery(postId: string, blockedUserIds: readonly strin
   const where = commentsWhere(postId, blockedUserIds);
   return {
     sql: `select c.id, c.post_id, c.content, c.author_user_id, u.display_name as author_display_name,
-        ${iso('c.created_at_utc')} as created_at_utc
+        ${isoColumn('c.created_at_utc')} as created_at_utc
       from post_comment c join app_user u on u.id = c.author_user_id
       where ${where.sql} order by c.created_at_utc, c.id offset ?::int limit ?::int`,
     params: [...where.params, page.offset, page.limit],

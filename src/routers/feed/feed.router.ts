@@ -30,7 +30,7 @@ export const feedRouter = router({
     })
     .input(feedListInput)
     .output(z.array(feedItemOutput))
-    .query(({ ctx, input }) => feed.listFeed(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => feed.listFeed(ctx, input)),
 
   paged: authedProcedure
     .meta({
@@ -39,7 +39,7 @@ export const feedRouter = router({
     })
     .input(feedPagedInput)
     .output(feedPage)
-    .query(({ ctx, input }) => feed.pageFeed(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => feed.pageFeed(ctx, input)),
 
   mine: authedProcedure
     .meta({
@@ -48,7 +48,7 @@ export const feedRouter = router({
     })
     .input(myFeedListInput)
     .output(z.array(feedItemOutput))
-    .query(({ ctx, input }) => feed.listMine(ctx.em, ctx.user.id, input)),
+    .query(({ ctx, input }) => feed.listMine(ctx, input)),
 
   minePaged: authedProcedure
     .meta({
@@ -57,7 +57,7 @@ export const feedRouter = router({
     })
     .input(myFeedPagedInput)
     .output(feedPage)
-    .query(({ ctx, input }) => feed.pageMine(ctx.em, ctx.user.id, input)),
+    .query(({ ctx, input }) => feed.pageMine(ctx, input)),
 
   byId: authedProcedure
     .meta({
@@ -66,7 +66,7 @@ export const feedRouter = router({
     })
     .input(postIdInput)
     .output(feedItemOutput)
-    .query(({ ctx, input }) => feed.getPost(ctx.em, ctx.user, input.id)),
+    .query(({ ctx, input }) => feed.getPost(ctx, input)),
 
   create: authedProcedure
     .meta({
@@ -76,7 +76,7 @@ export const feedRouter = router({
     .input(createPostInput)
     .output(feedItemOutput)
     .mutation(async ({ ctx, input }) => {
-      const created = await feed.createPost(ctx.em, ctx.user, ctx.sessionId, input);
+      const created = await feed.createPost(ctx, input);
       ctx.resp.headers.Location = `/api/v1/feed/${created.id}`;
       return created;
     }),
@@ -85,7 +85,7 @@ export const feedRouter = router({
     .meta({ openapi: { method: 'PATCH', path: '/api/v1/feed/{id}', tags: TAGS, summary: 'Edit my post (title, content, visibility, tags)' } })
     .input(updatePostInput)
     .output(feedItemOutput)
-    .mutation(({ ctx, input }) => feed.updatePost(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => feed.updatePost(ctx, input)),
 
   remove: authedProcedure
     .meta({
@@ -94,13 +94,13 @@ export const feedRouter = router({
     })
     .input(postIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => feed.deletePost(ctx.em, ctx.user, input.id)),
+    .mutation(({ ctx, input }) => feed.deletePost(ctx, input)),
 
   like: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/feed/{id}/likes', tags: TAGS, summary: 'Like a post (idempotent); answers the counts' } })
     .input(postIdInput)
     .output(postCountsOutput)
-    .mutation(({ ctx, input }) => feed.likePost(ctx.em, ctx.user, input.id)),
+    .mutation(({ ctx, input }) => feed.likePost(ctx, input)),
 
   unlike: authedProcedure
     .meta({
@@ -109,13 +109,13 @@ export const feedRouter = router({
     })
     .input(postIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => feed.unlikePost(ctx.em, ctx.user, input.id)),
+    .mutation(({ ctx, input }) => feed.unlikePost(ctx, input)),
 
   addComment: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/feed/{id}/comments', tags: TAGS, summary: 'Comment on a post' }, successStatus: 201 })
     .input(addCommentInput)
     .output(commentOutput)
-    .mutation(({ ctx, input }) => feed.addComment(ctx.em, ctx.user, input.id, input.content)),
+    .mutation(({ ctx, input }) => feed.addComment(ctx, input)),
 
   comments: authedProcedure
     .meta({
@@ -124,7 +124,7 @@ export const feedRouter = router({
     })
     .input(commentsPagedInput)
     .output(commentPage)
-    .query(({ ctx, input }) => feed.pageComments(ctx.em, ctx.user, input.id, input.pageNumber, input.pageSize)),
+    .query(({ ctx, input }) => feed.pageComments(ctx, input)),
 
   share: authedProcedure
     .meta({
@@ -135,7 +135,7 @@ export const feedRouter = router({
     .input(postIdInput)
     .output(shareOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, share } = await feed.sharePost(ctx.em, ctx.user, input.id);
+      const { created, share } = await feed.sharePost(ctx, input);
       if (!created) ctx.resp.status = 200;
       return share;
     }),

@@ -1,17 +1,17 @@
 import { type EntityManager, ForeignKeyConstraintViolationException } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { execSql, pgArray, runSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
-import { hasFlag } from '../../entities/territory.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
-import { hasPermission } from '../../platform/service-context.js';
-import { blockedUserIdsOf } from '../blocks/blocks.service.js';
+import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
+import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrlsOf } from '../media/media.service.js';
+import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
-import { resolveTerritoryId } from '../territories/territories.service.js';
 import {
   type CommentRow,
   commentsCountQuery,
@@ -24,9 +24,7 @@ import {
   myPostsCountQuery,
   myPostsQuery,
   type MyPostsFilter,
-  pgArrayLiteral,
   postByIdQuery,
-  type SqlQuery,
 } from './feed.queries.js';
 import type {
   CommentOutput,
@@ -38,49 +36,10 @@ import type {
   ShareOutput,
   UpdatePostInput,
 } from './feed.schemas.js';
-import { residentIdsOf } from '../memberships/memberships.service.js';
-
-const run = <T>(em: EntityManager, query: SqlQuery) => em.execute<T[]>(query.sql, query.params);
 
 const postNotFound = () => notFound('Post');
 
 // ---- Access ----
-
-interface TerritoryAccess {
-  territoryId: string;
-  name: string;
-  enabledFlags: string[];
-  role: 'VISITOR' | 'RESIDENT' | null;
-  capabilities: string[];
-}
-
-/** The ACTIVE territory and the caller's membership of it (none for a non-member); 404 for anything else. */
-async function territoryAccess(em: EntityManager, userId: string, territoryId: string): Promise<TerritoryAccess> {
-  const [row] = await em.execute<{ id: string; name: string; status: string; enabled_flags: string[]; role: string | null; capabilities: string[] | null }[]>(
-    `select t.id, t.name, t.status, t.enabled_flags, m.role, m.capabilities
-       from territory t left join territory_membership m on m.territory_id = t.id and m.user_id = ?
-      where t.id = ?`,
-    [userId, territoryId],
-  );
-  if (!row || row.status !== 'ACTIVE') throw notFound('Territory');
-  return {
-    territoryId: row.id,
-    name: row.name,
-    enabledFlags: row.enabled_flags,
-    role: row.role === 'RESIDENT' || row.role === 'VISITOR' ? row.role : null,
-    capabilities: row.capabilities ?? [],
-  };
-}
-
-/**
- * Rule 4: everyone sees PUBLIC content; residents also RESIDENTS_ONLY content. Curators and moderators of the
- * territory and system admins see what residents see (they moderate it). `membership` is the user's membership of
- * the content's territory (null for a non-member). The map applies the same rule.
- */
-export const seesResidentsOnly = (user: AuthUser, membership: { role: string | null; capabilities: readonly string[] } | null | undefined) =>
-  membership?.role === 'RESIDENT' || (membership?.capabilities.length ?? 0) > 0 || hasPermission(user, 'SYSTEM_ADMIN');
-
-const isCurator = (user: AuthUser, access: TerritoryAccess) => access.capabilities.includes('CURATOR') || hasPermission(user, 'SYSTEM_ADMIN');
 
 interface PostFacts {
   id: string;
@@ -90,29 +49,32 @@ interface PostFacts {
   visibility: string;
 }
 
-/** Whether the caller may see the post: published, by someone they did not block, and in a visible layer. */
-async function canSee(em: EntityManager, user: AuthUser, post: PostFacts): Promise<boolean> {
+/** What the user is in the post's territory (whatever its status: the post's own state decides what is seen). */
+const accessToPostTerritory = (em: EntityManager, user: AuthUser, post: PostFacts) =>
+  requireTerritory({ em, user, sessionId: null }, post.territory_id, { status: 'ANY' });
+
+/**
+ * Whether the caller may see the post: published, by someone they did not block, and in a visible layer (rule 4,
+ * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule).
+ */
+async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess): Promise<boolean> {
   if (post.status !== 'PUBLISHED') return false;
   if ((await blockedUserIdsOf(em, user.id)).includes(post.author_user_id)) return false;
   if (post.visibility === 'PUBLIC' || post.author_user_id === user.id) return true;
-  const [row] = await em.execute<{ role: string; capabilities: string[] }[]>(
-    'select role, capabilities from territory_membership where territory_id = ? and user_id = ?',
-    [post.territory_id, user.id],
-  );
-  return seesResidentsOnly(user, row);
+  return (access ?? (await accessToPostTerritory(em, user, post))).seesResidentsOnly;
 }
 
 const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
 
 /** Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility). */
 export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string): Promise<boolean> {
-  const [post] = await em.execute<PostFacts[]>(POST_FACTS, [postId]);
+  const [post] = await execSql<PostFacts>(em, POST_FACTS, [postId]);
   return post !== undefined && (await canSee(em, viewer, post));
 }
 
 /** The post when the caller may see it; a post they cannot see is indistinguishable from a missing one (404). */
 async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false): Promise<PostFacts> {
-  const [post] = await em.execute<PostFacts[]>(`${POST_FACTS}${lock ? ' for update' : ''}`, [postId]);
+  const [post] = await execSql<PostFacts>(em, `${POST_FACTS}${lock ? ' for update' : ''}`, [postId]);
   if (!post || !(await canSee(em, user, post))) throw postNotFound();
   return post;
 }
@@ -148,7 +110,7 @@ async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutp
 }
 
 async function itemById(em: EntityManager, viewerId: string, postId: string): Promise<FeedItemOutput> {
-  const rows = await run<FeedRow>(em, postByIdQuery(viewerId, postId));
+  const rows = await runSql<FeedRow>(em, postByIdQuery(viewerId, postId));
   const [item] = await toItems(em, rows);
   if (!item) throw postNotFound();
   return item;
@@ -158,20 +120,20 @@ async function itemById(em: EntityManager, viewerId: string, postId: string): Pr
 
 /** The caller's interest tags; null when they have none (the interest filter then does not narrow the feed). */
 async function interestTags(em: EntityManager, userId: string): Promise<string[] | null> {
-  const rows = await em.execute<{ tag: string }[]>('select tag from user_interest where user_id = ?', [userId]);
+  const rows = await execSql<{ tag: string }>(em, 'select tag from user_interest where user_id = ?', [userId]);
   return rows.length > 0 ? rows.map((r) => r.tag) : null;
 }
 
-async function feedQueryParts(em: EntityManager, user: AuthUser, sessionId: string | null, input: Omit<FeedFilterInput, 'skip' | 'take'>) {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  const access = await territoryAccess(em, user.id, territoryId);
+async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'>) {
+  const access = await requireTerritory(ctx, input.territoryId);
+  const { em, user } = ctx;
   const viewer: FeedViewer = {
     userId: user.id,
-    seesResidentsOnly: seesResidentsOnly(user, access),
+    seesResidentsOnly: access.seesResidentsOnly,
     blockedUserIds: await blockedUserIdsOf(em, user.id),
   };
   const filter: FeedFilter = {
-    territoryId,
+    territoryId: access.territoryId,
     anyTags: input.filterByInterests ? await interestTags(em, user.id) : null,
     mapEntityId: input.mapEntityId ?? null,
     assetId: input.assetId ?? null,
@@ -180,21 +142,17 @@ async function feedQueryParts(em: EntityManager, user: AuthUser, sessionId: stri
 }
 
 /** A territory's feed (territoryId, else the session's territory), newest first, through the visibility layers. */
-export async function listFeed(em: EntityManager, user: AuthUser, sessionId: string | null, input: FeedFilterInput) {
-  const { viewer, filter } = await feedQueryParts(em, user, sessionId, input);
-  return toItems(em, await run<FeedRow>(em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
+export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
+  const { viewer, filter } = await feedQueryParts(ctx, input);
+  return toItems(ctx.em, await runSql<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
 }
 
-export async function pageFeed(
-  em: EntityManager,
-  user: AuthUser,
-  sessionId: string | null,
-  input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number },
-) {
-  const { viewer, filter } = await feedQueryParts(em, user, sessionId, input);
+export async function pageFeed(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number }) {
+  const { viewer, filter } = await feedQueryParts(ctx, input);
+  const { em } = ctx;
   const [rows, count] = await Promise.all([
-    run<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
-    run<{ total: number }>(em, feedCountQuery(viewer, filter)),
+    runSql<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
+    runSql<{ total: number }>(em, feedCountQuery(viewer, filter)),
   ]);
   return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
@@ -209,23 +167,26 @@ async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFil
 }
 
 /** The caller's own published posts, newest first: every territory, or the given one, with the feed's filters. */
-export async function listMine(em: EntityManager, userId: string, input: MyFeedFilterInput & { skip: number; take: number }) {
-  const filter = await myPostsFilter(em, userId, input);
-  return toItems(em, await run<FeedRow>(em, myPostsQuery(userId, filter, { offset: input.skip, limit: input.take })));
+export async function listMine(ctx: ServiceContext, input: MyFeedFilterInput & { skip: number; take: number }) {
+  const { em, user } = ctx;
+  const filter = await myPostsFilter(em, user.id, input);
+  return toItems(em, await runSql<FeedRow>(em, myPostsQuery(user.id, filter, { offset: input.skip, limit: input.take })));
 }
 
-export async function pageMine(em: EntityManager, userId: string, input: MyFeedFilterInput & { pageNumber: number; pageSize: number }) {
-  const filter = await myPostsFilter(em, userId, input);
+export async function pageMine(ctx: ServiceContext, input: MyFeedFilterInput & { pageNumber: number; pageSize: number }) {
+  const { em, user } = ctx;
+  const filter = await myPostsFilter(em, user.id, input);
   const [rows, count] = await Promise.all([
-    run<FeedRow>(em, myPostsQuery(userId, filter, pageOffset(input.pageNumber, input.pageSize))),
-    run<{ total: number }>(em, myPostsCountQuery(userId, filter)),
+    runSql<FeedRow>(em, myPostsQuery(user.id, filter, pageOffset(input.pageNumber, input.pageSize))),
+    runSql<{ total: number }>(em, myPostsCountQuery(user.id, filter)),
   ]);
   return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
-export async function getPost(em: EntityManager, user: AuthUser, postId: string) {
-  if (!(await canSeePost(em, user, postId))) throw postNotFound();
-  return itemById(em, user.id, postId);
+export async function getPost(ctx: ServiceContext, input: { id: string }) {
+  const { em, user } = ctx;
+  if (!(await canSeePost(em, user, input.id))) throw postNotFound();
+  return itemById(em, user.id, input.id);
 }
 
 // ---- Writing ----
@@ -236,13 +197,14 @@ export async function getPost(em: EntityManager, user: AuthUser, postId: string)
  */
 async function assertReferences(em: EntityManager, territoryId: string, mapEntityId: string | null, assetIds: string[]) {
   if (mapEntityId) {
-    const rows = await em.execute(`select 1 from map_entity where id = ? and territory_id = ? and status <> 'REJECTED'`, [mapEntityId, territoryId]);
+    const rows = await execSql(em, `select 1 from map_entity where id = ? and territory_id = ? and status <> 'REJECTED'`, [mapEntityId, territoryId]);
     if (rows.length === 0) throw notFound('Map entity');
   }
   if (assetIds.length > 0) {
-    const rows = await em.execute<{ id: string }[]>(
+    const rows = await execSql<{ id: string }>(
+      em,
       `select id from territory_asset where id = any(?::uuid[]) and territory_id = ? and status <> 'Rejected'`,
-      [pgArrayLiteral(assetIds), territoryId],
+      [pgArray(assetIds), territoryId],
     );
     const found = new Set(rows.map((r) => r.id));
     const missing = assetIds.find((id) => !found.has(id));
@@ -255,12 +217,15 @@ async function assertReferences(em: EntityManager, territoryId: string, mapEntit
  * territory's ALERTPOSTS flag); EVENT posts come only from creating an event. The active moderation rules and the
  * media rules apply; the post, its media and the POST_CREATED outbox row for the residents commit together.
  */
-export async function createPost(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreatePostInput): Promise<FeedItemOutput> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  const access = await territoryAccess(em, user.id, territoryId);
-  if (access.role !== 'RESIDENT') throw forbidden('Only a RESIDENT of this territory can post in its feed.', 'NOT_RESIDENT');
+export async function createPost(ctx: ServiceContext, input: CreatePostInput): Promise<FeedItemOutput> {
+  const access = await requireTerritory(ctx, input.territoryId, {
+    as: 'resident',
+    denied: { message: 'Only a RESIDENT of this territory can post in its feed.', code: 'NOT_RESIDENT' },
+  });
+  const { em, user } = ctx;
+  const { territoryId } = access;
   if (input.type === 'EVENT') throw validationFailed('type', 'EVENT posts are created by creating an event (POST /api/v1/events)');
-  if (input.type === 'ALERT' && !hasFlag(access, 'ALERTPOSTS')) {
+  if (input.type === 'ALERT' && !access.hasFlag('ALERTPOSTS')) {
     throw badRequest('Alert posts are not enabled in this territory (feature flag ALERTPOSTS).', 'ALERT_POSTS_DISABLED');
   }
   await enforceModerationRules(em, territoryId, { title: input.title, content: input.content, type: input.type });
@@ -288,7 +253,7 @@ export async function createPost(em: EntityManager, user: AuthUser, sessionId: s
     enqueueNotification(tx, {
       type: 'POST_CREATED',
       recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
-      title: `New post in ${access.name}`,
+      title: `New post in ${access.territory.name}`,
       body: `${user.displayName}: ${input.title}`,
       data: { territoryId, postId: post.id, authorUserId: user.id },
       sourceKey: `post:${post.id}:created`,
@@ -300,7 +265,8 @@ export async function createPost(em: EntityManager, user: AuthUser, sessionId: s
 }
 
 /** The author edits title, content, visibility or tags; the moderation rules apply to the new text. */
-export async function updatePost(em: EntityManager, user: AuthUser, input: UpdatePostInput): Promise<FeedItemOutput> {
+export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): Promise<FeedItemOutput> {
+  const { em, user } = ctx;
   await em.transactional(async (tx) => {
     const facts = await visiblePost(tx, user, input.id, true);
     if (facts.author_user_id !== user.id) throw forbidden('Only the author can edit this post.', 'NOT_AUTHOR');
@@ -323,26 +289,23 @@ export async function updatePost(em: EntityManager, user: AuthUser, input: Updat
  * The author, or a curator of the post's territory (or a system admin), deletes a post; its likes, comments and
  * shares go with it (foreign keys) and its media through the media service. Audited.
  */
-export async function deletePost(em: EntityManager, user: AuthUser, postId: string): Promise<void> {
+export async function deletePost(ctx: ServiceContext, input: { id: string }): Promise<void> {
+  const { em, user } = ctx;
+  const postId = input.id;
+  // The post row is read, locked and deleted with SQL only (no entity of it in this unit of work).
   await em.transactional(async (tx) => {
-    const [post] = await tx.execute<PostFacts[]>(
-      'select id, territory_id, author_user_id, status, visibility from post where id = ? for update',
-      [postId],
-    );
+    const [post] = await execSql<PostFacts>(tx, `${POST_FACTS} for update`, [postId]);
     if (!post) throw postNotFound();
-    const [membership] = await tx.execute<{ capabilities: string[] }[]>(
-      'select capabilities from territory_membership where territory_id = ? and user_id = ?',
-      [post.territory_id, user.id],
-    );
-    const curator = (membership?.capabilities ?? []).includes('CURATOR') || hasPermission(user, 'SYSTEM_ADMIN');
+    const access = await accessToPostTerritory(tx, user, post);
+    const curator = access.holds('CURATOR');
     const author = post.author_user_id === user.id;
     if (!curator) {
-      if (!(await canSee(tx, user, post))) throw postNotFound();
+      if (!(await canSee(tx, user, post, access))) throw postNotFound();
       if (!author) throw forbidden('Only the author or a curator of the territory can delete this post.', 'NOT_AUTHOR');
     }
     await deleteMediaOf(tx, 'POST', postId);
-    await tx.execute('delete from post where id = ?', [postId]);
-    tx.create(AuditEntry, {
+    await execSql(tx, 'delete from post where id = ?', [postId]);
+    audit(tx, {
       actorUserId: user.id,
       action: 'post.deleted',
       subjectType: 'Post',
@@ -365,7 +328,8 @@ async function onExistingPost<T>(work: () => Promise<T>): Promise<T> {
 }
 
 async function countsOf(em: EntityManager, userId: string, postId: string): Promise<PostCountsOutput> {
-  const [row] = await em.execute<{ like_count: number; comment_count: number; share_count: number; liked_by_me: boolean }[]>(
+  const [row] = await execSql<{ like_count: number; comment_count: number; share_count: number; liked_by_me: boolean }>(
+    em,
     `select p.like_count, p.comment_count, p.share_count,
             exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?) as liked_by_me
        from post p where p.id = ?`,
@@ -376,39 +340,43 @@ async function countsOf(em: EntityManager, userId: string, postId: string): Prom
 }
 
 /** Idempotent: a second like changes nothing. The count moves in the same transaction as the like row. */
-export async function likePost(em: EntityManager, user: AuthUser, postId: string): Promise<PostCountsOutput> {
+export async function likePost(ctx: ServiceContext, input: { id: string }): Promise<PostCountsOutput> {
+  const { em, user } = ctx;
+  const postId = input.id;
   return onExistingPost(() =>
     em.transactional(async (tx) => {
       await visiblePost(tx, user, postId);
-      const inserted = await tx.execute<{ post_id: string }[]>(
+      const inserted = await execSql<{ post_id: string }>(
+        tx,
         'insert into post_like (post_id, user_id, created_at_utc) values (?, ?, now()) on conflict do nothing returning post_id',
         [postId, user.id],
       );
-      if (inserted.length > 0) await tx.execute('update post set like_count = like_count + 1 where id = ?', [postId]);
+      if (inserted.length > 0) await execSql(tx, 'update post set like_count = like_count + 1 where id = ?', [postId]);
       return countsOf(tx, user.id, postId);
     }),
   );
 }
 
 /** Idempotent unlike (204 whether or not a like existed). */
-export async function unlikePost(em: EntityManager, user: AuthUser, postId: string): Promise<void> {
+export async function unlikePost(ctx: ServiceContext, input: { id: string }): Promise<void> {
+  const { em, user } = ctx;
+  const postId = input.id;
   await em.transactional(async (tx) => {
     await visiblePost(tx, user, postId);
-    const deleted = await tx.execute<{ post_id: string }[]>('delete from post_like where post_id = ? and user_id = ? returning post_id', [
-      postId,
-      user.id,
-    ]);
-    if (deleted.length > 0) await tx.execute('update post set like_count = greatest(like_count - 1, 0) where id = ?', [postId]);
+    const deleted = await execSql<{ post_id: string }>(tx, 'delete from post_like where post_id = ? and user_id = ? returning post_id', [postId, user.id]);
+    if (deleted.length > 0) await execSql(tx, 'update post set like_count = greatest(like_count - 1, 0) where id = ?', [postId]);
   });
 }
 
-export async function addComment(em: EntityManager, user: AuthUser, postId: string, content: string): Promise<CommentOutput> {
+export async function addComment(ctx: ServiceContext, input: { id: string; content: string }): Promise<CommentOutput> {
+  const { em, user } = ctx;
+  const { id: postId, content } = input;
   return onExistingPost(() =>
     em.transactional(async (tx) => {
       await visiblePost(tx, user, postId);
       const comment = tx.create(PostComment, { postId, authorUserId: user.id, content });
       await tx.flush();
-      await tx.execute('update post set comment_count = comment_count + 1 where id = ?', [postId]);
+      await execSql(tx, 'update post set comment_count = comment_count + 1 where id = ?', [postId]);
       return {
         id: comment.id,
         postId,
@@ -421,12 +389,14 @@ export async function addComment(em: EntityManager, user: AuthUser, postId: stri
 }
 
 /** A visible post's comments, oldest first; comments by users the caller blocked are hidden. */
-export async function pageComments(em: EntityManager, user: AuthUser, postId: string, pageNumber: number, pageSize: number) {
+export async function pageComments(ctx: ServiceContext, input: { id: string; pageNumber: number; pageSize: number }) {
+  const { em, user } = ctx;
+  const { id: postId, pageNumber, pageSize } = input;
   await visiblePost(em, user, postId);
   const blocked = await blockedUserIdsOf(em, user.id);
   const [rows, count] = await Promise.all([
-    run<CommentRow>(em, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
-    run<{ total: number }>(em, commentsCountQuery(postId, blocked)),
+    runSql<CommentRow>(em, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
+    runSql<{ total: number }>(em, commentsCountQuery(postId, blocked)),
   ]);
   const items: CommentOutput[] = rows.map((r) => ({
     id: r.id,
@@ -442,17 +412,21 @@ export async function pageComments(em: EntityManager, user: AuthUser, postId: st
  * One share per user and post: the first share is created (`created: true`, 201), sharing again answers the
  * existing share (200) without counting twice.
  */
-export async function sharePost(em: EntityManager, user: AuthUser, postId: string): Promise<{ created: boolean; share: ShareOutput }> {
+export async function sharePost(ctx: ServiceContext, input: { id: string }): Promise<{ created: boolean; share: ShareOutput }> {
+  const { em, user } = ctx;
+  const postId = input.id;
   return onExistingPost(() =>
     em.transactional(async (tx) => {
       await visiblePost(tx, user, postId);
-      const inserted = await tx.execute<{ id: string }[]>(
+      const inserted = await execSql<{ id: string }>(
+        tx,
         `insert into post_share (id, created_at_utc, post_id, user_id) values (?, now(), ?, ?)
          on conflict (post_id, user_id) do nothing returning id`,
         [newId(), postId, user.id],
       );
-      if (inserted.length > 0) await tx.execute('update post set share_count = share_count + 1 where id = ?', [postId]);
-      const [row] = await tx.execute<{ id: string; created_at_utc: Date; share_count: number }[]>(
+      if (inserted.length > 0) await execSql(tx, 'update post set share_count = share_count + 1 where id = ?', [postId]);
+      const [row] = await execSql<{ id: string; created_at_utc: Date; share_count: number }>(
+        tx,
         `select s.id, s.created_at_utc, p.share_count from post_share s join post p on p.id = s.post_id
           where s.post_id = ? and s.user_id = ?`,
         [postId, user.id],
@@ -506,6 +480,6 @@ export async function createSystemPost(em: EntityManager, input: SystemPostInput
 
 /** Publishes or rejects a system post (alert validation); 404 when the post does not exist. */
 export async function setPostStatus(em: EntityManager, postId: string, status: 'PUBLISHED' | 'REJECTED'): Promise<void> {
-  const updated = await em.execute<{ id: string }[]>('update post set status = ?, updated_at_utc = now() where id = ? returning id', [status, postId]);
+  const updated = await execSql<{ id: string }>(em, 'update post set status = ?, updated_at_utc = now() where id = ? returning id', [status, postId]);
   if (updated.length === 0) throw postNotFound();
 }

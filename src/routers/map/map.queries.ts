@@ -6,7 +6,7 @@
  * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx. The status literals and
  * `map_entity_id is not null` are written out so those partial indexes apply.
  */
-import type { SqlQuery } from '../territories/territories.queries.js';
+import { isoColumn, type SqlQuery } from '../../db/sql.js';
 import type { PinType } from './map.schemas.js';
 
 /** Who is reading: residents also see RESIDENTS_ONLY content; nothing by a user they blocked is shown. */
@@ -16,7 +16,6 @@ export interface MapViewer {
   blockedUserIds: string[];
 }
 
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A PostgreSQL array literal of validated UUIDs (they come from the database), passed as one parameter. */
 const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
@@ -63,7 +62,7 @@ export interface MapEntityRow {
 }
 
 const ENTITY_COLUMNS = `e.id, e.territory_id, e.name, e.category, e.latitude, e.longitude, e.visibility, e.status,
-  e.confirmation_count, e.created_by_user_id, ${iso('e.created_at_utc')} as created_at_utc`;
+  e.confirmation_count, e.created_by_user_id, ${isoColumn('e.created_at_utc')} as created_at_utc`;
 
 function entityWhere(viewer: MapViewer) {
   return visibleEntity(new Where(), 'e', viewer).notBlocked('e.created_by_user_id', viewer);

@@ -37,13 +37,13 @@ export const mapRouter = router({
     })
     .input(entityListInput)
     .output(z.array(mapEntityOutput))
-    .query(({ ctx, input }) => map.listEntities(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => map.listEntities(ctx, input)),
 
   entitiesPaged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/map/entities/paged', tags: TAGS, summary: "The territory's map entities (paged)", requestHeaders: sessionHeader } })
     .input(entityPagedInput)
     .output(mapEntityPage)
-    .query(({ ctx, input }) => map.pageEntities(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => map.pageEntities(ctx, input)),
 
   suggestEntity: authedProcedure
     .meta({
@@ -52,7 +52,7 @@ export const mapRouter = router({
     })
     .input(createEntityInput)
     .output(mapEntityOutput)
-    .mutation(({ ctx, input }) => map.suggestEntity(ctx.em, ctx.user, ctx.sessionId, input)),
+    .mutation(({ ctx, input }) => map.suggestEntity(ctx, input)),
 
   validateEntity: authedProcedure
     .meta({
@@ -65,7 +65,7 @@ export const mapRouter = router({
     })
     .input(validationInput)
     .output(mapEntityOutput)
-    .mutation(({ ctx, input }) => map.validateEntity(ctx.em, ctx.user, input.entityId, input.validated)),
+    .mutation(({ ctx, input }) => map.validateEntity(ctx, input)),
 
   // REST serves this operation as a plain route (map.routes.ts): the spec puts territoryId in the query of a POST,
   // which the REST bridge does not read. tRPC callers pass it in the input.
@@ -73,7 +73,7 @@ export const mapRouter = router({
     .meta({ openapi: { enabled: false, method: 'POST', path: CONFIRMATIONS_PATH, tags: TAGS, summary: 'Confirm a map entity (members; once per user)' } })
     .input(confirmationInput)
     .output(mapEntityOutput)
-    .mutation(async ({ ctx, input }) => (await map.confirmEntity(ctx.em, ctx.user, input.entityId, input.territoryId)).entity),
+    .mutation(async ({ ctx, input }) => (await map.confirmEntity(ctx, input)).entity),
 
   relateToEntity: authedProcedure
     .meta({
@@ -89,7 +89,7 @@ export const mapRouter = router({
     .input(entityIdInput)
     .output(relationOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, relation } = await map.relateToEntity(ctx.em, ctx.user, input.entityId);
+      const { created, relation } = await map.relateToEntity(ctx, input);
       if (!created) ctx.resp.status = 200;
       return relation;
     }),
@@ -106,11 +106,11 @@ export const mapRouter = router({
     })
     .input(pinListInput)
     .output(z.array(pinOutput))
-    .query(({ ctx, input }) => map.listPins(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => map.listPins(ctx, input)),
 
   pinsPaged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/map/pins/paged', tags: TAGS, summary: 'Map pins of the territory (paged)', requestHeaders: sessionHeader } })
     .input(pinPagedInput)
     .output(pinPage)
-    .query(({ ctx, input }) => map.pagePins(ctx.em, ctx.user, ctx.sessionId, input)),
+    .query(({ ctx, input }) => map.pagePins(ctx, input)),
 });

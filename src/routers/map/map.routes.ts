@@ -1,8 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { requireUser } from '../../http/route-auth.js';
 import { validationFailed } from '../../platform/problems.js';
-import type { PlainRoutes } from '../plain-routes.js';
 import { confirmationQuery, entityIdInput, mapEntityOutput } from './map.schemas.js';
 import { confirmEntity } from './map.service.js';
 
@@ -25,10 +23,10 @@ export const mapRoutes: PlainRoutes = {
       CONFIRMATIONS_PATH.replace('{entityId}', ':entityId'),
       { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } },
       async (request, reply) => {
-        const user = requireUser(request);
+        const ctx = serviceContextOf(request, deps);
         const { entityId } = parsed(entityIdInput.safeParse(request.params), 'entityId');
         const { territoryId } = parsed(confirmationQuery.safeParse(request.query ?? {}), 'territoryId');
-        const { created, entity } = await confirmEntity(deps.orm.em.fork() as EntityManager, user, entityId, territoryId);
+        const { created, entity } = await confirmEntity(ctx, { entityId, territoryId });
         return reply
           .status(created ? 201 : 200)
           .type('application/json')

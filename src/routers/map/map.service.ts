@@ -1,18 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { execSql, isoColumn, runSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
 import { MapEntity, type MapEntityStatus, type MapEntityVisibility } from '../../entities/map.entity.js';
-import { type MembershipRole, residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { forbidden, notFound } from '../../platform/problems.js';
-import { requireTerritoryCapability } from '../../trpc/procedures.js';
-import { blockedUserIdsOf } from '../blocks/blocks.service.js';
-import { seesResidentsOnly } from '../feed/feed.service.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
-import type { SqlQuery } from '../territories/territories.queries.js';
-import { resolveTerritoryId } from '../territories/territories.service.js';
+import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
+import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import {
   entityByIdQuery,
   entityCountQuery,
@@ -24,8 +19,6 @@ import {
   type PinRow,
 } from './map.queries.js';
 import { type CreateEntityInput, type MapEntityOutput, PIN_TYPES, type PinFilters, type PinOutput, type RelationOutput } from './map.schemas.js';
-
-const run = <T>(em: EntityManager, query: SqlQuery) => em.getConnection().execute<T[]>(query.sql, query.params);
 
 export function toEntityOutput(r: MapEntityRow): MapEntityOutput {
   return {
@@ -53,63 +46,48 @@ const toPinOutput = (r: PinRow): PinOutput => ({
   assetSubtype: r.asset_subtype,
 });
 
-async function membershipOf(em: EntityManager, territoryId: string, userId: string) {
-  return em.findOne(TerritoryMembership, { territoryId, userId });
-}
-
-async function roleIn(em: EntityManager, territoryId: string, userId: string): Promise<MembershipRole | null> {
-  return (await membershipOf(em, territoryId, userId))?.role ?? null;
-}
-
 /**
- * The reader of a map listing: the territory (explicit, else the session's; 404 when unknown), whether they see
- * RESIDENTS_ONLY content (the feed's rule: residents, curators and moderators of that territory, system admins)
+ * The reader of a map listing: the ACTIVE territory (explicit, else the session's), whether they see
+ * RESIDENTS_ONLY content (the feed's rule 4: residents, curators and moderators of that territory, system admins)
  * and whom they blocked.
  */
-async function viewerOf(em: EntityManager, user: AuthUser, sessionId: string | null, explicitTerritoryId?: string): Promise<MapViewer> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, explicitTerritoryId);
-  const exists = await em.getConnection().execute('select 1 from territory where id = ?', [territoryId]);
-  if (exists.length === 0) throw notFound('Territory');
-  const [membership, blockedUserIds] = await Promise.all([membershipOf(em, territoryId, user.id), blockedUserIdsOf(em, user.id)]);
-  return { territoryId, residentsOnlyVisible: seesResidentsOnly(user, membership), blockedUserIds };
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Promise<MapViewer> {
+  const access = await requireTerritory(ctx, explicitTerritoryId);
+  const blockedUserIds = await blockedUserIdsOf(ctx.em, ctx.user.id);
+  return { territoryId: access.territoryId, residentsOnlyVisible: access.seesResidentsOnly, blockedUserIds };
 }
 
 // ---- Entities ----
 
-export async function listEntities(em: EntityManager, user: AuthUser, sessionId: string | null, input: { territoryId?: string; skip: number; take: number }) {
-  const viewer = await viewerOf(em, user, sessionId, input.territoryId);
-  const rows = await run<MapEntityRow>(em, entityListQuery(viewer, input.skip, input.take));
+export async function listEntities(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
+  const viewer = await viewerOf(ctx, input.territoryId);
+  const rows = await runSql<MapEntityRow>(ctx.em, entityListQuery(viewer, input.skip, input.take));
   return rows.map(toEntityOutput);
 }
 
-export async function pageEntities(
-  em: EntityManager,
-  user: AuthUser,
-  sessionId: string | null,
-  input: { territoryId?: string; pageNumber: number; pageSize: number },
-) {
-  const viewer = await viewerOf(em, user, sessionId, input.territoryId);
+export async function pageEntities(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
+  const viewer = await viewerOf(ctx, input.territoryId);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    run<MapEntityRow>(em, entityListQuery(viewer, offset, limit)),
-    run<{ total: number }>(em, entityCountQuery(viewer)),
+    runSql<MapEntityRow>(ctx.em, entityListQuery(viewer, offset, limit)),
+    runSql<{ total: number }>(ctx.em, entityCountQuery(viewer)),
   ]);
   return toPage(rows.map(toEntityOutput), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 async function loadEntity(em: EntityManager, entityId: string): Promise<MapEntityOutput> {
-  const [row] = await run<MapEntityRow>(em, entityByIdQuery(entityId));
+  const [row] = await runSql<MapEntityRow>(em, entityByIdQuery(entityId));
   if (!row) throw notFound('Map entity');
   return toEntityOutput(row);
 }
 
 /** A member (VISITOR or RESIDENT) of an ACTIVE territory suggests an entity: it starts SUGGESTED. */
-export async function suggestEntity(em: EntityManager, user: AuthUser, sessionId: string | null, input: CreateEntityInput): Promise<MapEntityOutput> {
-  const territoryId = await resolveTerritoryId(em, user.id, sessionId, input.territoryId);
-  await activeTerritory(em, territoryId);
-  if (!(await roleIn(em, territoryId, user.id))) {
-    throw forbidden('Only members (visitors or residents) of this territory can suggest map entities.', 'NOT_MEMBER');
-  }
+export async function suggestEntity(ctx: ServiceContext, input: CreateEntityInput): Promise<MapEntityOutput> {
+  const { territoryId } = await requireTerritory(ctx, input.territoryId, {
+    as: 'member',
+    denied: { message: 'Only members (visitors or residents) of this territory can suggest map entities.', code: 'NOT_MEMBER' },
+  });
+  const { em, user } = ctx;
   const entity = em.create(MapEntity, {
     id: newId(),
     territoryId,
@@ -132,15 +110,17 @@ export async function suggestEntity(em: EntityManager, user: AuthUser, sessionId
  * A curator of the entity's territory decides: true -> VALIDATED, false -> REJECTED (hidden from lists and pins).
  * Repeatable either way; every decision is audited.
  */
-export async function validateEntity(em: EntityManager, user: AuthUser, entityId: string, validated: boolean): Promise<MapEntityOutput> {
+export async function validateEntity(ctx: ServiceContext, input: { entityId: string; validated: boolean }): Promise<MapEntityOutput> {
+  const { em, user } = ctx;
+  const { entityId, validated } = input;
   const entity = await em.findOne(MapEntity, { id: entityId });
   if (!entity) throw notFound('Map entity');
-  await requireTerritoryCapability(em, user, entity.territoryId, ['CURATOR']);
+  await requireTerritory(ctx, entity.territoryId, { as: 'CURATOR', status: 'ANY' });
   const previousStatus = entity.status;
   await em.transactional(async (tx) => {
     const status: MapEntityStatus = validated ? 'VALIDATED' : 'REJECTED';
-    await tx.nativeUpdate(MapEntity, { id: entityId }, { status, validatedAtUtc: clock.now(), validatedByUserId: user.id });
-    tx.create(AuditEntry, {
+    await tx.nativeUpdate(MapEntity, { id: entityId }, { status, validatedAtUtc: ctx.clock.now(), validatedByUserId: user.id });
+    audit(tx, {
       actorUserId: user.id,
       action: 'map_entity.validated',
       subjectType: 'MapEntity',
@@ -155,33 +135,36 @@ export async function validateEntity(em: EntityManager, user: AuthUser, entityId
 /**
  * An entity the user may act on: it exists in a listed status and the user may see it (a RESIDENTS_ONLY entity is
  * unknown to whoever the feed would not show RESIDENTS_ONLY content, except its creator; a REJECTED one to
- * everybody). Returns the user's membership of its territory.
+ * everybody). Returns what the user is in its territory.
  */
 async function visibleEntityFor(em: EntityManager, user: AuthUser, entityId: string, territoryId?: string) {
-  const [row] = await run<MapEntityRow>(em, entityByIdQuery(entityId));
+  const [row] = await runSql<MapEntityRow>(em, entityByIdQuery(entityId));
   if (!row || (territoryId && row.territory_id !== territoryId) || row.status === 'REJECTED') throw notFound('Map entity');
-  const membership = await membershipOf(em, row.territory_id, user.id);
-  const hidden = row.visibility === 'RESIDENTS_ONLY' && row.created_by_user_id !== user.id && !seesResidentsOnly(user, membership);
+  const access = await requireTerritory({ em, user, sessionId: null }, row.territory_id, { status: 'ANY' });
+  const hidden = row.visibility === 'RESIDENTS_ONLY' && row.created_by_user_id !== user.id && !access.seesResidentsOnly;
   if (hidden) throw notFound('Map entity');
-  return { row, membership };
+  return { row, access };
 }
 
 /**
  * A member of the territory confirms an entity; counted once per user (repeating changes nothing). The entity
  * must belong to the given territory. `created` tells the first confirmation from a repeat.
  */
-export async function confirmEntity(em: EntityManager, user: AuthUser, entityId: string, territoryId: string) {
-  const { membership } = await visibleEntityFor(em, user, entityId, territoryId);
-  if (!membership) throw forbidden('Only members (visitors or residents) of this territory can confirm map entities.', 'NOT_MEMBER');
+export async function confirmEntity(ctx: ServiceContext, input: { entityId: string; territoryId: string }) {
+  const { em, user } = ctx;
+  const { entityId } = input;
+  const { access } = await visibleEntityFor(em, user, entityId, input.territoryId);
+  if (!access.isMember) throw forbidden('Only members (visitors or residents) of this territory can confirm map entities.', 'NOT_MEMBER');
   const created = await em.transactional(async (tx) => {
     // The insert and the counter change commit together; concurrent repeats insert (and count) once.
-    const inserted = await tx.execute<{ entity_id: string }[]>(
+    const inserted = await execSql<{ entity_id: string }>(
+      tx,
       `insert into map_entity_confirmation (entity_id, user_id, created_at_utc) values (?, ?, ?)
        on conflict (entity_id, user_id) do nothing returning entity_id`,
-      [entityId, user.id, clock.now()],
+      [entityId, user.id, ctx.clock.now()],
     );
     if (inserted.length === 0) return false;
-    await tx.execute('update map_entity set confirmation_count = confirmation_count + 1 where id = ?', [entityId]);
+    await execSql(tx, 'update map_entity set confirmation_count = confirmation_count + 1 where id = ?', [entityId]);
     return true;
   });
   return { created, entity: await loadEntity(em, entityId) };
@@ -193,26 +176,29 @@ interface RelationDbRow {
   user_id: string;
   created_at_utc: string;
 }
-const RELATION_COLUMNS = `id, entity_id, user_id, to_char(created_at_utc at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at_utc`;
+const RELATION_COLUMNS = `id, entity_id, user_id, ${isoColumn('created_at_utc')} as created_at_utc`;
 
 /**
  * A verified resident (RESIDENT with a residency verification) of the entity's territory relates themselves to
  * it; one relation per user and entity, so a repeat answers the existing one (`created` false).
  */
-export async function relateToEntity(em: EntityManager, user: AuthUser, entityId: string): Promise<{ created: boolean; relation: RelationOutput }> {
-  const { membership } = await visibleEntityFor(em, user, entityId);
-  if (!membership || membership.role !== 'RESIDENT' || residencyVerificationOf(membership) === 'NONE') {
+export async function relateToEntity(ctx: ServiceContext, input: { entityId: string }): Promise<{ created: boolean; relation: RelationOutput }> {
+  const { em, user } = ctx;
+  const { entityId } = input;
+  const { access } = await visibleEntityFor(em, user, entityId);
+  if (!access.isVerifiedResident) {
     throw forbidden('Only verified residents of this territory can relate to map entities.', 'NOT_VERIFIED_RESIDENT');
   }
-  const inserted = await em.execute<RelationDbRow[]>(
+  const inserted = await execSql<RelationDbRow>(
+    em,
     `insert into map_entity_relation (id, created_at_utc, entity_id, user_id) values (?, ?, ?, ?)
      on conflict (entity_id, user_id) do nothing returning ${RELATION_COLUMNS}`,
-    [newId(), clock.now(), entityId, user.id],
+    [newId(), ctx.clock.now(), entityId, user.id],
   );
   const [row] =
     inserted.length > 0
       ? inserted
-      : await em.execute<RelationDbRow[]>(`select ${RELATION_COLUMNS} from map_entity_relation where entity_id = ? and user_id = ?`, [entityId, user.id]);
+      : await execSql<RelationDbRow>(em, `select ${RELATION_COLUMNS} from map_entity_relation where entity_id = ? and user_id = ?`, [entityId, user.id]);
   if (!row) throw notFound('Map entity');
   return {
     created: inserted.length > 0,
@@ -231,21 +217,22 @@ const pinFilter = (input: PinsInput) => ({
   assetSubtypes: input.assetSubtypes,
 });
 
-export async function listPins(em: EntityManager, user: AuthUser, sessionId: string | null, input: PinsInput & { skip: number; take: number }) {
-  const viewer = await viewerOf(em, user, sessionId, input.territoryId);
+export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
+  const viewer = await viewerOf(ctx, input.territoryId);
   const query = pinsQuery(viewer, pinFilter(input), input.skip, input.take);
-  return query ? (await run<PinRow>(em, query)).map(toPinOutput) : [];
+  return query ? (await runSql<PinRow>(ctx.em, query)).map(toPinOutput) : [];
 }
 
-export async function pagePins(em: EntityManager, user: AuthUser, sessionId: string | null, input: PinsInput & { pageNumber: number; pageSize: number }) {
-  const viewer = await viewerOf(em, user, sessionId, input.territoryId);
+export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
+  const { em } = ctx;
+  const viewer = await viewerOf(ctx, input.territoryId);
   const filter = pinFilter(input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const query = pinsQuery(viewer, filter, offset, limit);
   const count = pinsCountQuery(viewer, filter);
   const [rows, total] = await Promise.all([
-    query ? run<PinRow>(em, query) : Promise.resolve([]),
-    count ? run<{ total: number }>(em, count) : Promise.resolve([{ total: 0 }]),
+    query ? runSql<PinRow>(em, query) : Promise.resolve([]),
+    count ? runSql<{ total: number }>(em, count) : Promise.resolve([{ total: 0 }]),
   ]);
   return toPage(rows.map(toPinOutput), total[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

@@ -1,33 +1,38 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql } from '../../db/sql.js';
 import type { MediaOwnerType } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
 import { notFound } from '../../platform/problems.js';
+import type { AuthUser } from '../../platform/service-context.js';
 import type { Storage } from '../../platform/storage.js';
-import { blockedUserIdsOf } from '../blocks/blocks.service.js';
-import { canSeePost } from '../feed/feed.service.js';
 import { findLiveMedia } from './media.service.js';
 
-/** Events are public to every signed-in user; the caller only loses those of users they blocked. */
-async function canSeeEvent(em: EntityManager, viewer: AuthUser, eventId: string): Promise<boolean> {
-  const [event] = await em.execute<{ created_by_user_id: string }[]>('select created_by_user_id from event where id = ?', [eventId]);
-  return event !== undefined && !(await blockedUserIdsOf(em, viewer.id)).includes(event.created_by_user_id);
+/** Whether the viewer may see the content (post, event...) with this id: the owning domain's own rule. */
+export type MediaReader = (em: EntityManager, viewer: AuthUser, ownerId: string) => Promise<boolean>;
+
+/**
+ * The rule of each kind of content that shows media, registered by its domain in the composition root
+ * (src/routers/index.ts), so media depends on none of them.
+ */
+const readers = new Map<MediaOwnerType, MediaReader>();
+
+export function registerMediaReaders(table: Partial<Record<MediaOwnerType, MediaReader>>) {
+  for (const [ownerType, reader] of Object.entries(table) as [MediaOwnerType, MediaReader][]) readers.set(ownerType, reader);
 }
 
 /**
- * Rule 4 for media: a file is as visible as the content showing it. The uploader always sees their media; media of a
- * post follows the feed's post visibility, media of an event the event's; media not attached yet is the uploader's
- * alone. Items and chat messages have no reader rule here yet, so their media stays with the uploader.
+ * Rule 4 for media: a file is as visible as the content showing it. The uploader always sees their media; media
+ * attached to content follows that content's rule (posts: the feed's visibility; events: the event's); media not
+ * attached yet, or attached to content with no reader (items and chat messages so far), is the uploader's alone.
  */
 export async function canSeeMedia(em: EntityManager, viewer: AuthUser, asset: { id: string; uploadedByUserId: string }): Promise<boolean> {
   if (asset.uploadedByUserId === viewer.id) return true;
-  const [owner] = await em.execute<{ owner_type: MediaOwnerType; owner_id: string }[]>(
+  const [owner] = await execSql<{ owner_type: MediaOwnerType; owner_id: string }>(
+    em,
     'select owner_type, owner_id from media_attachment where media_asset_id = ?',
     [asset.id],
   );
-  if (!owner) return false;
-  if (owner.owner_type === 'POST') return canSeePost(em, viewer, owner.owner_id);
-  if (owner.owner_type === 'EVENT') return canSeeEvent(em, viewer, owner.owner_id);
-  return false;
+  const reader = owner ? readers.get(owner.owner_type) : undefined;
+  return reader ? reader(em, viewer, owner!.owner_id) : false;
 }
 
 /**

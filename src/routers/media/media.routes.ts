@@ -7,7 +7,7 @@ import { zId } from '../../platform/ids.js';
 import { badRequest, validationFailed } from '../../platform/problems.js';
 import { zodFieldErrors } from '../../trpc/init.js';
 import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
-import type { PlainRoutes } from '../plain-routes.js';
+import type { PlainRoutes } from '../../http/plain-routes.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
 import { openMediaFor } from './media-access.js';

@@ -54,16 +54,6 @@ export async function listMine(em: EntityManager, userId: string): Promise<Membe
   return rows.map(toMembershipOutput);
 }
 
-/** Active RESIDENT members of the territory other than `exceptUserId`: who hears about new content there. */
-export async function residentIdsOf(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
-  const rows = await em.getConnection().execute<{ user_id: string }[]>(
-    `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
-      where m.territory_id = ? and m.role = 'RESIDENT' and m.user_id <> ? and u.deleted_at_utc is null`,
-    [territoryId, exceptUserId],
-  );
-  return rows.map((r) => r.user_id);
-}
-
 export const NOT_RESIDENT_DETAIL = 'Only a RESIDENT of this territory can verify residency.';
 
 /** The caller's RESIDENT membership of the territory; anyone else (visitor, no membership) is refused with 403. */

@@ -5,7 +5,7 @@ import { requireUser } from '../../http/route-auth.js';
 import { readUpload } from '../../http/uploads.js';
 import { zId } from '../../platform/ids.js';
 import { validationFailed } from '../../platform/problems.js';
-import type { PlainRoutes } from '../plain-routes.js';
+import type { PlainRoutes } from '../../http/plain-routes.js';
 import { residencyDocumentOutput } from './memberships.schemas.js';
 import { requireResident } from './memberships.service.js';
 import { RESIDENCY_DOCUMENT_MAX_BYTES, RESIDENCY_DOCUMENT_MIME_TYPES, submitUploadedDocument } from './residency-verification.service.js';

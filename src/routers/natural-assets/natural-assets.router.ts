@@ -14,7 +14,7 @@ export const naturalAssetsRouter = router({
     })
     .input(listInput)
     .output(z.array(naturalAssetOutput))
-    .query(({ ctx, input }) => naturalAssets.listNaturalAssets(ctx.em, ctx.user, input)),
+    .query(({ ctx, input }) => naturalAssets.listNaturalAssets(ctx, input)),
 
   create: authedProcedure
     .meta({
@@ -23,11 +23,11 @@ export const naturalAssetsRouter = router({
     })
     .input(createInput)
     .output(naturalAssetOutput)
-    .mutation(({ ctx, input }) => naturalAssets.createNaturalAsset(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => naturalAssets.createNaturalAsset(ctx, input)),
 
   publish: territoryProcedure('CURATOR')
     .meta({ openapi: { method: 'POST', path: `${BASE}/{id}/publish`, tags: TAGS, summary: 'Publish a PENDING natural asset (curator)' } })
     .input(publishInput)
     .output(naturalAssetOutput)
-    .mutation(({ ctx, input }) => naturalAssets.publishNaturalAsset(ctx.em, ctx.user, input.territoryId, input.id)),
+    .mutation(({ ctx, input }) => naturalAssets.publishNaturalAsset(ctx, input)),
 });

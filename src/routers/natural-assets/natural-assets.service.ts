@@ -1,13 +1,11 @@
-import type { EntityManager, FilterQuery, InferEntity } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import type { FilterQuery, InferEntity } from '@mikro-orm/postgresql';
+import { audit } from '../../entities/audit.entity.js';
 import { NaturalAsset, type NaturalAssetStatus } from '../../entities/natural-asset.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';
-import { holdsCapability, requireTerritoryCapability } from '../../trpc/procedures.js';
-import { requireVerifiedResidentOrCurator } from '../assets/assets.service.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
+import { verifiedResidentOrCurator } from '../assets/assets.service.js';
 import type { CreateNaturalAssetInput, NaturalAssetOutput } from './natural-assets.schemas.js';
 
 type NaturalAssetRow = InferEntity<typeof NaturalAsset>;
@@ -28,22 +26,17 @@ function toOutput(a: NaturalAssetRow): NaturalAssetOutput {
   };
 }
 
-async function requireTerritory(em: EntityManager, territoryId: string) {
-  const exists = await em.execute('select 1 from territory where id = ?', [territoryId]);
-  if (exists.length === 0) throw notFound('Territory');
-}
-
 /**
  * The territory's natural assets, newest first: PUBLISHED ones to any signed-in user; PENDING ones to its curators,
  * and to their creator.
  */
 export async function listNaturalAssets(
-  em: EntityManager,
-  user: AuthUser,
+  ctx: ServiceContext,
   input: { territoryId: string; status?: NaturalAssetStatus; skip: number; take: number },
 ): Promise<NaturalAssetOutput[]> {
-  await requireTerritory(em, input.territoryId);
-  const curator = await holdsCapability(em, user, input.territoryId, ['CURATOR']);
+  const access = await requireTerritory(ctx, input.territoryId, { status: 'ANY' });
+  const { em, user } = ctx;
+  const curator = access.holds('CURATOR');
   const statuses: NaturalAssetStatus[] = input.status ? [input.status] : ['PENDING', 'PUBLISHED'];
   const visible: FilterQuery<NaturalAssetRow> = curator
     ? { status: { $in: statuses } }
@@ -62,9 +55,9 @@ export async function listNaturalAssets(
 }
 
 /** A verified resident or curator of an ACTIVE territory registers a natural asset: PENDING until published. */
-export async function createNaturalAsset(em: EntityManager, user: AuthUser, input: CreateNaturalAssetInput): Promise<NaturalAssetOutput> {
-  await activeTerritory(em, input.territoryId);
-  await requireVerifiedResidentOrCurator(em, user, input.territoryId, 'register natural assets');
+export async function createNaturalAsset(ctx: ServiceContext, input: CreateNaturalAssetInput): Promise<NaturalAssetOutput> {
+  await requireTerritory(ctx, input.territoryId, verifiedResidentOrCurator('register natural assets'));
+  const { em, user } = ctx;
   const asset = em.create(NaturalAsset, {
     id: newId(),
     territoryId: input.territoryId,
@@ -83,18 +76,20 @@ export async function createNaturalAsset(em: EntityManager, user: AuthUser, inpu
 }
 
 /** A curator publishes a PENDING natural asset of the territory (another territory's id: 404; not PENDING: 409). */
-export async function publishNaturalAsset(em: EntityManager, user: AuthUser, territoryId: string, id: string): Promise<NaturalAssetOutput> {
-  await requireTerritoryCapability(em, user, territoryId, ['CURATOR']);
+export async function publishNaturalAsset(ctx: ServiceContext, input: { territoryId: string; id: string }): Promise<NaturalAssetOutput> {
+  const { territoryId, id } = input;
+  await requireTerritory(ctx, territoryId, { as: 'CURATOR', status: 'ANY' });
+  const { em, user } = ctx;
   const asset = await em.findOne(NaturalAsset, { id, territoryId });
   if (!asset) throw notFound('Natural asset');
   const notPending = () => conflict(`The natural asset is ${asset.status}, not PENDING.`, 'NATURAL_ASSET_NOT_PENDING');
   if (asset.status !== 'PENDING') throw notPending();
-  const now = clock.now();
+  const now = ctx.clock.now();
   await em.transactional(async (tx) => {
     // Conditional: of two concurrent publications one wins, the other is a 409.
     const changed = await tx.nativeUpdate(NaturalAsset, { id, status: 'PENDING' }, { status: 'PUBLISHED', publishedAtUtc: now, publishedByUserId: user.id });
     if (changed === 0) throw notPending();
-    tx.create(AuditEntry, { actorUserId: user.id, action: 'natural_asset.published', subjectType: 'NaturalAsset', subjectId: id, territoryId });
+    audit(tx, { actorUserId: user.id, action: 'natural_asset.published', subjectType: 'NaturalAsset', subjectId: id, territoryId });
   });
   return toOutput({ ...asset, status: 'PUBLISHED', publishedAtUtc: now, publishedByUserId: user.id });
 }

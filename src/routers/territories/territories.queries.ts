@@ -1,15 +1,11 @@
 /**
- * SQL of the territory hot read paths (by id, nearby, search/list), with explicit columns and `?` placeholders as
- * `em.getConnection().execute(sql, params)` takes them. The service runs these; the benchmark's bare baseline runs
+ * SQL of the territory hot read paths (by id, nearby, search/list), with explicit columns and `?` placeholders, run
+ * with src/db/sql.ts `runSql`. The service runs these; the benchmark's bare baseline runs
  * the very same text (through `toNumberedParams` for `pg`). Every filter here matches an index declared on the
  * Territory entity: keep the two in step (status literal 'ACTIVE' included, so the partial indexes apply).
  */
+import { isoColumn, type SqlQuery } from '../../db/sql.js';
 import { haversineSql } from '../../platform/geo.js';
-
-export interface SqlQuery {
-  sql: string;
-  params: unknown[];
-}
 
 /** A row of the queries below; `created_at_utc` is already an ISO 8601 UTC string. */
 export interface TerritoryRow {
@@ -28,7 +24,7 @@ export interface TerritoryRow {
 }
 
 const COLUMNS = `t.id, t.name, t.description, t.city, t.state, t.latitude, t.longitude, t.radius_km, t.parent_territory_id,
-  t.status, t.tags, to_char(t.created_at_utc at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at_utc`;
+  t.status, t.tags, ${isoColumn('t.created_at_utc')} as created_at_utc`;
 
 /** One territory, any status, with what by-id callers also need: its suggester (visibility) and its flags. */
 export function territoryByIdQuery(id: string): SqlQuery {
@@ -157,10 +153,4 @@ export function searchQuery(filter: SearchFilter & { offset: number; limit: numb
 export function searchCountQuery(filter: SearchFilter): SqlQuery {
   const where = searchWhere(filter);
   return { sql: `select count(*)::int as total from territory t where ${where.sql}`, params: where.params };
-}
-
-/** The same query with `$1, $2...` placeholders, for the `pg` driver (the benchmark's bare baseline). */
-export function toNumberedParams(query: SqlQuery): SqlQuery {
-  let n = 0;
-  return { sql: query.sql.replace(/\?/g, () => `$${++n}`), params: query.params };
 }

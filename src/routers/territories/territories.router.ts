@@ -29,13 +29,13 @@ export const territoriesRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories', tags: TAGS, summary: 'List active territories', protect: false } })
     .input(listInput)
     .output(z.array(territoryOutput))
-    .query(({ ctx, input }) => territories.listActive(ctx.em, input.skip, input.take)),
+    .query(({ ctx, input }) => territories.listActive(ctx, input)),
 
   paged: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories/paged', tags: TAGS, summary: 'List active territories (paged)', protect: false } })
     .input(pagedInput)
     .output(territoryPage)
-    .query(({ ctx, input }) => territories.pageActive(ctx.em, input.pageNumber, input.pageSize)),
+    .query(({ ctx, input }) => territories.pageActive(ctx, input)),
 
   nearby: publicProcedure
     .meta({
@@ -43,7 +43,7 @@ export const territoriesRouter = router({
     })
     .input(nearbyInput)
     .output(z.array(nearbyTerritoryOutput))
-    .query(({ ctx, input }) => territories.nearby(ctx.em, input)),
+    .query(({ ctx, input }) => territories.nearby(ctx, input)),
 
   search: publicProcedure
     .meta({
@@ -51,7 +51,7 @@ export const territoriesRouter = router({
     })
     .input(searchInput)
     .output(z.array(territoryOutput))
-    .query(({ ctx, input }) => territories.search(ctx.em, input, input.skip, input.take)),
+    .query(({ ctx, input }) => territories.search(ctx, input)),
 
   searchPaged: publicProcedure
     .meta({
@@ -59,20 +59,20 @@ export const territoriesRouter = router({
     })
     .input(searchPagedInput)
     .output(territoryPage)
-    .query(({ ctx, input }) => territories.searchPaged(ctx.em, input, input.pageNumber, input.pageSize)),
+    .query(({ ctx, input }) => territories.searchPaged(ctx, input)),
 
   byId: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories/{id}', tags: TAGS, summary: 'Get a territory' } })
     .input(byIdInput)
     .output(territoryOutput)
-    .query(({ ctx, input }) => territories.getById(ctx.em, ctx.user, input.id)),
+    .query(({ ctx, input }) => territories.getById(ctx, input)),
 
   suggest: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/territories/suggestions', tags: TAGS, summary: 'Suggest a territory (PENDING until curated)' }, successStatus: 201 })
     .input(suggestionInput)
     .output(territoryOutput)
     .mutation(async ({ ctx, input }) => {
-      const created = await territories.suggest(ctx.em, ctx.user.id, input);
+      const created = await territories.suggest(ctx, input);
       ctx.resp.headers.Location = `/api/v1/territories/${created.id}`;
       return created;
     }),
@@ -81,20 +81,20 @@ export const territoriesRouter = router({
     .meta({ openapi: { method: 'POST', path: '/api/v1/territories/selection', tags: TAGS, summary: "Select the session's territory (X-Session-Id)", requestHeaders: sessionHeader } })
     .input(selectionInput)
     .output(selectionOutput)
-    .mutation(({ ctx, input }) => territories.selectTerritory(ctx.em, ctx.user.id, ctx.sessionId, input.territoryId)),
+    .mutation(({ ctx, input }) => territories.selectTerritory(ctx, input)),
 
   selection: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories/selection', tags: TAGS, summary: "The session's selected territory (X-Session-Id)", requestHeaders: sessionHeader } })
     // No parameters besides the header; the empty input is what makes the generator document that header.
     .input(z.object({}))
     .output(selectionOutput)
-    .query(({ ctx }) => territories.getSelection(ctx.em, ctx.user.id, ctx.sessionId)),
+    .query(({ ctx }) => territories.getSelection(ctx)),
 
   features: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories/{id}/features', tags: TAGS, summary: "A territory's enabled feature flags" } })
     .input(byIdInput)
     .output(featuresOutput)
-    .query(({ ctx, input }) => territories.getFeatures(ctx.em, ctx.user, input.id)),
+    .query(({ ctx, input }) => territories.getFeatures(ctx, input)),
 
   updateFeatures: authedProcedure
     .meta({
@@ -102,14 +102,14 @@ export const territoriesRouter = router({
     })
     .input(updateFeaturesInput)
     .output(featuresOutput)
-    .mutation(({ ctx, input }) => territories.updateFeatures(ctx.em, ctx.user, input.id, input.enabledFlags)),
+    .mutation(({ ctx, input }) => territories.updateFeatures(ctx, input)),
 
   adminCreate: adminProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/admin/territories', tags: ['Administration'], summary: 'Create an ACTIVE territory' }, successStatus: 201 })
     .input(adminCreateInput)
     .output(territoryOutput)
     .mutation(async ({ ctx, input }) => {
-      const created = await territories.createActive(ctx.em, ctx.user.id, input);
+      const created = await territories.createActive(ctx, input);
       ctx.resp.headers.Location = `/api/v1/territories/${created.id}`;
       return created;
     }),

@@ -5,30 +5,16 @@ import {
   UniqueConstraintViolationException,
 } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { AuditEntry } from '../../entities/audit.entity.js';
-import {
-  normalizeFeatureFlag,
-  Territory,
-  TERRITORY_FEATURE_FLAGS,
-  type TerritoryFeatureFlag,
-  type TerritoryStatus,
-} from '../../entities/territory.entity.js';
-import { WorkItem } from '../../entities/work-item.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
+import { execSql, runSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
+import { normalizeFeatureFlag, Territory, TERRITORY_FEATURE_FLAGS, type TerritoryFeatureFlag, type TerritoryStatus } from '../../entities/territory.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
-import { holdsCapability } from '../../trpc/procedures.js';
-import { hasPermission } from '../../platform/service-context.js';
+import { conflict, notFound, validationFailed } from '../../platform/problems.js';
+import { type AuthUser, hasPermission, type PublicServiceContext, type ServiceContext } from '../../platform/service-context.js';
+import { noTerritorySelected, requireTerritory } from '../../policy/territory-access.js';
+import { createWorkItem } from '../work-items/work-items.service.js';
 import type { adminCreateInput, NearbyTerritoryOutput, nearbyInput, suggestionInput, TerritoryOutput } from './territories.schemas.js';
-import {
-  nearbyQuery,
-  type SearchFilter,
-  searchCountQuery,
-  searchQuery,
-  type SqlQuery,
-  territoryByIdQuery,
-  type TerritoryRow,
-} from './territories.queries.js';
+import { nearbyQuery, type SearchFilter, searchCountQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from './territories.queries.js';
 
 type TerritoryEntity = InferEntity<typeof Territory>;
 
@@ -66,15 +52,13 @@ export function rowToOutput(r: TerritoryRow): TerritoryOutput {
   };
 }
 
-const run = <T>(em: EntityManager, query: SqlQuery) => em.getConnection().execute<T[]>(query.sql, query.params);
-
 type ByIdRow = TerritoryRow & { suggested_by_user_id: string | null; enabled_flags: string[] };
 
 /** Suggestions awaiting (or refused by) curation are seen only by their suggester and system admins. */
 const HIDDEN_STATUSES: readonly string[] = ['PENDING', 'REJECTED'];
 
 async function loadVisible(em: EntityManager, user: AuthUser, id: string): Promise<ByIdRow> {
-  const [row] = await run<ByIdRow>(em, territoryByIdQuery(id));
+  const [row] = await runSql<ByIdRow>(em, territoryByIdQuery(id));
   const visible =
     row && (!HIDDEN_STATUSES.includes(row.status) || row.suggested_by_user_id === user.id || hasPermission(user, 'SYSTEM_ADMIN'));
   if (!row || !visible) throw notFound('Territory');
@@ -82,39 +66,42 @@ async function loadVisible(em: EntityManager, user: AuthUser, id: string): Promi
 }
 
 /** ACTIVE territories by name (stable paging); lists carry no membership data. */
-export async function listActive(em: EntityManager, skip: number, take: number) {
-  return search(em, {}, skip, take);
+export async function listActive(ctx: PublicServiceContext, input: { skip: number; take: number }) {
+  return search(ctx, input);
 }
 
-export async function pageActive(em: EntityManager, pageNumber: number, pageSize: number) {
-  return searchPaged(em, {}, pageNumber, pageSize);
+export async function pageActive(ctx: PublicServiceContext, input: { pageNumber: number; pageSize: number }) {
+  return searchPaged(ctx, input);
 }
 
-export async function search(em: EntityManager, filter: SearchFilter, skip: number, take: number) {
-  const rows = await run<TerritoryRow>(em, searchQuery({ ...filter, offset: skip, limit: take }));
+export async function search(ctx: PublicServiceContext, input: SearchFilter & { skip: number; take: number }) {
+  const { skip, take, ...filter } = input;
+  const rows = await runSql<TerritoryRow>(ctx.em, searchQuery({ ...filter, offset: skip, limit: take }));
   return rows.map(rowToOutput);
 }
 
-export async function searchPaged(em: EntityManager, filter: SearchFilter, pageNumber: number, pageSize: number) {
+export async function searchPaged(ctx: PublicServiceContext, input: SearchFilter & { pageNumber: number; pageSize: number }) {
+  const { em } = ctx;
+  const { pageNumber, pageSize, ...filter } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
-    run<TerritoryRow>(em, searchQuery({ ...filter, offset, limit })),
-    run<{ total: number }>(em, searchCountQuery(filter)),
+    runSql<TerritoryRow>(em, searchQuery({ ...filter, offset, limit })),
+    runSql<{ total: number }>(em, searchCountQuery(filter)),
   ]);
   return toPage(rows.map(rowToOutput), count[0]?.total ?? 0, pageNumber, pageSize);
 }
 
-export async function nearby(em: EntityManager, input: z.infer<typeof nearbyInput>): Promise<NearbyTerritoryOutput[]> {
-  const rows = await run<TerritoryRow & { distance_km: number }>(
-    em,
+export async function nearby(ctx: PublicServiceContext, input: z.infer<typeof nearbyInput>): Promise<NearbyTerritoryOutput[]> {
+  const rows = await runSql<TerritoryRow & { distance_km: number }>(
+    ctx.em,
     nearbyQuery({ lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, limit: input.limit }),
   );
   return rows.map((r) => ({ ...rowToOutput(r), distanceKm: Math.round(r.distance_km * 1000) / 1000 }));
 }
 
 /** ACTIVE (and INACTIVE) territories to any signed-in user; PENDING/REJECTED only to the suggester and admins. */
-export async function getById(em: EntityManager, user: AuthUser, id: string) {
-  return rowToOutput(await loadVisible(em, user, id));
+export async function getById(ctx: ServiceContext, input: { id: string }) {
+  return rowToOutput(await loadVisible(ctx.em, ctx.user, input.id));
 }
 
 const duplicate = () => conflict('A territory with this name, city and state already exists.', 'DUPLICATE_TERRITORY');
@@ -129,7 +116,9 @@ async function insertingTerritory<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function createActive(em: EntityManager, actorId: string, input: z.infer<typeof adminCreateInput>) {
+export async function createActive(ctx: ServiceContext, input: z.infer<typeof adminCreateInput>) {
+  const { em } = ctx;
+  const actorId = ctx.user.id;
   if (input.parentTerritoryId && !(await em.findOne(Territory, { id: input.parentTerritoryId }))) throw notFound('Parent territory');
   return insertingTerritory(() =>
     em.transactional(async (tx) => {
@@ -145,7 +134,7 @@ export async function createActive(em: EntityManager, actorId: string, input: z.
         tags: [...new Set(input.tags)],
         status: 'ACTIVE',
       });
-      tx.create(AuditEntry, { actorUserId: actorId, action: 'territory.created', subjectType: 'Territory', subjectId: territory.id, territoryId: territory.id });
+      audit(tx, { actorUserId: actorId, action: 'territory.created', subjectType: 'Territory', subjectId: territory.id, territoryId: territory.id });
       await tx.flush();
       return toTerritoryOutput(territory);
     }),
@@ -156,7 +145,9 @@ export async function createActive(em: EntityManager, actorId: string, input: z.
  * A signed-in user proposes a territory: it starts PENDING, with a TERRITORY_SUGGESTION work item for the system
  * admins, both in one transaction. A live (non-REJECTED) territory of the same name, city and state is a 409.
  */
-export async function suggest(em: EntityManager, userId: string, input: z.infer<typeof suggestionInput>) {
+export async function suggest(ctx: ServiceContext, input: z.infer<typeof suggestionInput>) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   return insertingTerritory(() =>
     em.transactional(async (tx) => {
       const territory = tx.create(Territory, {
@@ -172,9 +163,8 @@ export async function suggest(em: EntityManager, userId: string, input: z.infer<
         status: 'PENDING',
         suggestedByUserId: userId,
       });
-      tx.create(WorkItem, {
+      createWorkItem(tx, {
         type: 'TERRITORY_SUGGESTION',
-        status: 'PENDING',
         territoryId: territory.id,
         subjectType: 'Territory',
         subjectId: territory.id,
@@ -183,57 +173,28 @@ export async function suggest(em: EntityManager, userId: string, input: z.infer<
         requiredCapability: null,
         createdByUserId: userId,
       });
-      tx.create(AuditEntry, { actorUserId: userId, action: 'territory.suggested', subjectType: 'Territory', subjectId: territory.id, territoryId: territory.id });
+      audit(tx, { actorUserId: userId, action: 'territory.suggested', subjectType: 'Territory', subjectId: territory.id, territoryId: territory.id });
       await tx.flush();
       return toTerritoryOutput(territory);
     }),
   );
 }
 
-const DECIDED_STATUS: Record<'APPROVED' | 'REJECTED' | 'NOACTION', TerritoryStatus> = {
-  APPROVED: 'ACTIVE',
-  REJECTED: 'REJECTED',
-  NOACTION: 'PENDING',
-};
-
-/**
- * Applies an admin's decision on a TERRITORY_SUGGESTION work item: APPROVED activates the territory, REJECTED
- * rejects it, NOACTION leaves it PENDING. Meant to run inside the caller's transaction (it only mutates and flushes).
- */
-export async function decideTerritorySuggestion(
-  em: EntityManager,
-  item: { subjectId: string },
-  outcome: 'APPROVED' | 'REJECTED' | 'NOACTION',
-  actorUserId: string,
-): Promise<void> {
-  const territory = await em.findOne(Territory, { id: item.subjectId });
-  if (!territory) throw notFound('Territory');
-  if (territory.status !== 'PENDING') throw conflict(`The territory is no longer pending (status ${territory.status}).`, 'TERRITORY_NOT_PENDING');
-  const previous = territory.status;
-  territory.status = DECIDED_STATUS[outcome];
-  em.create(AuditEntry, {
-    actorUserId,
-    action: 'territory.suggestion.decided',
-    subjectType: 'Territory',
-    subjectId: territory.id,
-    territoryId: territory.id,
-    data: { outcome, previousStatus: previous, status: territory.status },
-  });
-  await em.flush();
-}
-
 // ---- Session selection (X-Session-Id) ----
 
 const sessionRequired = () => validationFailed('X-Session-Id', 'the X-Session-Id header is required');
-const noTerritorySelected = () => new AppError('NOT_FOUND', 'NO_TERRITORY_SELECTED', 'No territory selected.');
 
 /** Selects an ACTIVE territory for the caller's session (one row per user and session, replaced on re-select). */
-export async function selectTerritory(em: EntityManager, userId: string, sessionId: string | null, territoryId: string) {
+export async function selectTerritory(ctx: ServiceContext, input: { territoryId: string }) {
+  const { em, sessionId } = ctx;
+  const userId = ctx.user.id;
   if (!sessionId) throw sessionRequired();
-  const [row] = await run<ByIdRow>(em, territoryByIdQuery(territoryId));
-  if (!row || row.status !== 'ACTIVE') throw notFound('Territory');
+  const { territoryId } = await requireTerritory(ctx, input.territoryId);
+  const [row] = await runSql<ByIdRow>(em, territoryByIdQuery(territoryId));
+  if (!row) throw notFound('Territory');
   try {
-    await em.getConnection().execute(
+    await execSql(
+      em,
       `insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values (?, ?, ?, now())
        on conflict (user_id, session_id) do update set territory_id = excluded.territory_id, updated_at_utc = excluded.updated_at_utc`,
       [userId, sessionId, territoryId],
@@ -247,38 +208,21 @@ export async function selectTerritory(em: EntityManager, userId: string, session
 }
 
 async function selectedTerritoryId(em: EntityManager, userId: string, sessionId: string): Promise<string | null> {
-  const [row] = await em
-    .getConnection()
-    .execute<{ territory_id: string }[]>('select territory_id from territory_selection where user_id = ? and session_id = ?', [userId, sessionId]);
+  const [row] = await execSql<{ territory_id: string }>(em, 'select territory_id from territory_selection where user_id = ? and session_id = ?', [
+    userId,
+    sessionId,
+  ]);
   return row?.territory_id ?? null;
 }
 
-export async function getSelection(em: EntityManager, userId: string, sessionId: string | null) {
+export async function getSelection(ctx: ServiceContext) {
+  const { em, sessionId } = ctx;
+  const userId = ctx.user.id;
   if (!sessionId) throw sessionRequired();
   const territoryId = await selectedTerritoryId(em, userId, sessionId);
-  const [row] = territoryId ? await run<ByIdRow>(em, territoryByIdQuery(territoryId)) : [];
+  const [row] = territoryId ? await runSql<ByIdRow>(em, territoryByIdQuery(territoryId)) : [];
   if (!territoryId || !row) throw noTerritorySelected();
   return { sessionId, territoryId, territory: rowToOutput(row) };
-}
-
-/**
- * The territory an operation applies to: an explicit id wins, else the session's selection (none: 404 "No territory
- * selected."); it must be ACTIVE (else 404). Callers still check the caller's access to it.
- */
-export async function resolveTerritoryId(
-  em: EntityManager,
-  userId: string,
-  sessionId: string | null | undefined,
-  explicitTerritoryId?: string | null,
-): Promise<string> {
-  const territoryId = explicitTerritoryId ?? (sessionId ? await selectedTerritoryId(em, userId, sessionId) : null);
-  if (!territoryId) throw noTerritorySelected();
-  // Content lives in ACTIVE territories only: a PENDING or REJECTED one is not revealed through its content.
-  const [active] = await em
-    .getConnection()
-    .execute<{ id: string }[]>(`select id from territory where id = ? and status = 'ACTIVE'`, [territoryId]);
-  if (!active) throw notFound('Territory');
-  return territoryId;
 }
 
 // ---- Feature flags ----
@@ -289,21 +233,22 @@ const canonicalFlags = (flags: readonly string[]): TerritoryFeatureFlag[] => {
   return TERRITORY_FEATURE_FLAGS.filter((f) => set.has(f));
 };
 
-export async function getFeatures(em: EntityManager, user: AuthUser, id: string) {
-  const row = await loadVisible(em, user, id);
+export async function getFeatures(ctx: ServiceContext, input: { id: string }) {
+  const row = await loadVisible(ctx.em, ctx.user, input.id);
   return { territoryId: row.id, enabledFlags: canonicalFlags(row.enabled_flags) };
 }
 
 /** Replaces the territory's flag set: CURATOR of the territory or SYSTEM_ADMIN. Audited with before and after. */
-export async function updateFeatures(em: EntityManager, user: AuthUser, id: string, flags: TerritoryFeatureFlag[]) {
-  const after = canonicalFlags(flags);
+export async function updateFeatures(ctx: ServiceContext, input: { id: string; enabledFlags: TerritoryFeatureFlag[] }) {
+  const { em, user } = ctx;
+  const { id } = input;
+  await requireTerritory(ctx, id, { as: 'CURATOR', status: 'ANY' });
+  const after = canonicalFlags(input.enabledFlags);
   await em.transactional(async (tx) => {
-    const territory = await tx.findOne(Territory, { id });
-    if (!territory) throw notFound('Territory');
-    if (!(await holdsCapability(tx, user, id, ['CURATOR']))) throw forbidden('This operation requires CURATOR in this territory.');
+    const territory = await tx.findOneOrFail(Territory, { id });
     const before = canonicalFlags(territory.enabledFlags);
     territory.enabledFlags = after;
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: user.id,
       action: 'territory.features.updated',
       subjectType: 'Territory',

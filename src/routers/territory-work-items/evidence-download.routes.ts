@@ -1,11 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { requireUser } from '../../http/route-auth.js';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { zId } from '../../platform/ids.js';
-import { evidenceFileResponse } from '../evidence/evidence.routes.js';
-import { findEvidence, sendEvidence } from '../evidence/evidence.service.js';
-import type { PlainRoutes } from '../plain-routes.js';
-import { requireTerritoryCapability } from '../../trpc/procedures.js';
+import { evidenceFileResponse, sendEvidenceFile } from '../evidence/evidence.routes.js';
+import { openTerritoryEvidence } from './territory-work-items.service.js';
 
 const DOWNLOAD_PATH = '/api/v1/territories/{territoryId}/evidences/{evidenceId}/download';
 const downloadParams = z.object({ territoryId: zId, evidenceId: zId });
@@ -14,13 +11,9 @@ const downloadParams = z.object({ territoryId: zId, evidenceId: zId });
 export const territoryEvidenceRoutes: PlainRoutes = {
   register(app, deps) {
     app.get(DOWNLOAD_PATH.replace('{territoryId}', ':territoryId').replace('{evidenceId}', ':evidenceId'), async (request, reply) => {
-      const user = requireUser(request);
-      const { territoryId, evidenceId } = downloadParams.parse(request.params);
-      const em = deps.orm.em.fork() as EntityManager;
-      await requireTerritoryCapability(em, user, territoryId, ['CURATOR', 'MODERATOR']);
-      // Evidence of another territory is a 404 here, as if it did not exist.
-      const evidence = await findEvidence(em, evidenceId, { territoryId });
-      return sendEvidence(em, deps.storage, reply, evidence, user.id);
+      const ctx = serviceContextOf(request, deps);
+      const input = downloadParams.parse(request.params);
+      return sendEvidenceFile(reply, await openTerritoryEvidence(ctx, input));
     });
   },
   openapi: {

@@ -11,7 +11,7 @@ export const territoryWorkItemsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue (newest first, paged)" } })
     .input(territoryListInput)
     .output(workItemPage)
-    .query(({ ctx, input }) => territoryWorkItems.listForTerritory(ctx.em, ctx.user, input)),
+    .query(({ ctx, input }) => territoryWorkItems.listForTerritory(ctx, input)),
 
   complete: authedProcedure
     .meta({
@@ -24,7 +24,7 @@ export const territoryWorkItemsRouter = router({
     })
     .input(territoryCompleteInput)
     .output(workItemOutput)
-    .mutation(({ ctx, input }) => territoryWorkItems.completeInTerritory(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => territoryWorkItems.completeInTerritory(ctx, input)),
 
   decideResidency: authedProcedure
     .meta({
@@ -37,5 +37,5 @@ export const territoryWorkItemsRouter = router({
     })
     .input(residencyDecisionInput)
     .output(workItemOutput)
-    .mutation(({ ctx, input }) => territoryWorkItems.decideResidency(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => territoryWorkItems.decideResidency(ctx, input)),
 });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
 import { requireUser } from '../../http/route-auth.js';
 import { readUpload } from '../../http/uploads.js';
-import type { PlainRoutes } from '../plain-routes.js';
+import type { PlainRoutes } from '../../http/plain-routes.js';
 import {
   IDENTITY_DOCUMENT_MAX_BYTES,
   IDENTITY_DOCUMENT_MIME_TYPES,

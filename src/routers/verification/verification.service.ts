@@ -79,6 +79,6 @@ export async function submitIdentityDocument(em: EntityManager, storage: Storage
 
 /** The admin's decision on an identity item: Verified or Rejected. Another type or an unknown id: 404. */
 export async function decideIdentity(em: EntityManager, workItemId: string, outcome: 'APPROVED' | 'REJECTED', notes: string | null, actorUserId: string) {
-  const item = await findWorkItem(em, workItemId, 'IDENTITY_VERIFICATION');
+  const item = await findWorkItem(em, workItemId, { type: 'IDENTITY_VERIFICATION' });
   return completeWorkItem(em, item, outcome, notes, actorUserId);
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import type { TerritoryCapability } from '../../entities/membership.entity.js';
 import type { SystemPermission } from '../../entities/user.entity.js';
 import { WorkItem, type WorkItemOutcome, type WorkItemStatus, type WorkItemType } from '../../entities/work-item.entity.js';
@@ -79,7 +79,7 @@ export async function completeWorkItem(
     );
     if (changed === 0) throw notPending();
     await handler.apply?.(tx, item, outcome, actorUserId);
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId,
       action: 'work_item.completed',
       subjectType: 'WorkItem',
@@ -93,10 +93,36 @@ export async function completeWorkItem(
   return toWorkItemOutput({ ...item, status: 'COMPLETED', outcome, notes, completedAtUtc, completedByUserId: actorUserId });
 }
 
+/** The PENDING item of a subject, if any (e.g. an asset's curation). */
+export function findPendingWorkItem(em: EntityManager, subject: { type: WorkItemType; subjectType: string; subjectId: string }) {
+  return em.findOne(WorkItem, { type: subject.type, subjectType: subject.subjectType, subjectId: subject.subjectId, status: 'PENDING' });
+}
+
+/**
+ * Cancels the PENDING items of these subjects, inside the caller's transaction (the caller has locked the subjects
+ * first, the order every writer of both uses). Answers how many were cancelled.
+ */
+export async function cancelPendingWorkItems(
+  em: EntityManager,
+  cancel: { type: WorkItemType; subjectIds: string[]; notes: string; actorUserId?: string | null; at: Date },
+): Promise<number> {
+  if (cancel.subjectIds.length === 0) return 0;
+  return em.nativeUpdate(
+    WorkItem,
+    { type: cancel.type, subjectId: { $in: cancel.subjectIds }, status: 'PENDING' },
+    { status: 'CANCELLED', completedAtUtc: cancel.at, completedByUserId: cancel.actorUserId ?? null, notes: cancel.notes },
+  );
+}
+
 const notPending = () => conflict('This work item has already been completed or cancelled.', 'WORK_ITEM_NOT_PENDING');
 
-export async function findWorkItem(em: EntityManager, workItemId: string, type?: WorkItemType) {
-  const item = await em.findOne(WorkItem, type ? { id: workItemId, type } : { id: workItemId });
+/** The item, narrowed to a territory and/or a type when given (an item outside them is a 404 like an unknown id). */
+export async function findWorkItem(em: EntityManager, workItemId: string, where: { type?: WorkItemType; territoryId?: string } = {}) {
+  const item = await em.findOne(WorkItem, {
+    id: workItemId,
+    ...(where.type ? { type: where.type } : {}),
+    ...(where.territoryId ? { territoryId: where.territoryId } : {}),
+  });
   if (!item) throw notFound('Work item');
   return item;
 }

@@ -1,0 +1,42 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { audit } from '../../entities/audit.entity.js';
+import { Territory, type TerritoryStatus } from '../../entities/territory.entity.js';
+import { conflict, notFound } from '../../platform/problems.js';
+import type { WorkItemHandler } from '../work-items/work-item-handlers.js';
+
+const DECIDED_STATUS: Record<'APPROVED' | 'REJECTED' | 'NOACTION', TerritoryStatus> = {
+  APPROVED: 'ACTIVE',
+  REJECTED: 'REJECTED',
+  NOACTION: 'PENDING',
+};
+
+/**
+ * Applies an admin's decision on a TERRITORY_SUGGESTION work item: APPROVED activates the territory, REJECTED
+ * rejects it, NOACTION leaves it PENDING. Meant to run inside the caller's transaction (it only mutates and flushes).
+ */
+export async function decideTerritorySuggestion(
+  em: EntityManager,
+  item: { subjectId: string },
+  outcome: 'APPROVED' | 'REJECTED' | 'NOACTION',
+  actorUserId: string,
+): Promise<void> {
+  const territory = await em.findOne(Territory, { id: item.subjectId });
+  if (!territory) throw notFound('Territory');
+  if (territory.status !== 'PENDING') throw conflict(`The territory is no longer pending (status ${territory.status}).`, 'TERRITORY_NOT_PENDING');
+  const previous = territory.status;
+  territory.status = DECIDED_STATUS[outcome];
+  audit(em, {
+    actorUserId,
+    action: 'territory.suggestion.decided',
+    subjectType: 'Territory',
+    subjectId: territory.id,
+    territoryId: territory.id,
+    data: { outcome, previousStatus: previous, status: territory.status },
+  });
+  await em.flush();
+}
+
+/** TERRITORY_SUGGESTION: completing the work item decides the suggested territory. */
+export const territorySuggestionHandler: WorkItemHandler = {
+  apply: (em, item, outcome, actorUserId) => decideTerritorySuggestion(em, item, outcome, actorUserId),
+};
