@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, badRequest, validationFailed } from '../platform/problems.js';
 import { sanitizeText } from '../platform/text.js';
+import type { Upload } from '../platform/upload.js';
 
 export interface UploadOptions {
   /** Name of the one file field to read (e.g. `file`). */
@@ -12,18 +13,6 @@ export interface UploadOptions {
   allowedMimeTypes: readonly string[];
   /** Largest text field value in bytes (default 10 000). */
   maxFieldBytes?: number;
-}
-
-export interface Upload {
-  bytes: Buffer;
-  /** Sniffed from the content; the client's Content-Type is never trusted. */
-  mimeType: string;
-  /** Extension matching the sniffed type, without the dot. */
-  ext: string;
-  /** The client's file name, sanitized (no path, tags or control characters), or null. */
-  fileName: string | null;
-  /** Text fields sent beside the file (first value of each); callers validate them with zod. */
-  fields: Record<string, string>;
 }
 
 const MAX_TEXT_FIELDS = 20;

@@ -20,6 +20,7 @@ import { verificationRouter } from './verification/verification.router.js';
 import { workItemsRouter } from './work-items/work-items.router.js';
 import { membershipsRouter } from './memberships/memberships.router.js';
 import { joinRequestsRouter } from './join-requests/join-requests.router.js';
+import { residencyRequestProcedures } from './join-requests/residency-requests.router.js';
 import { territoryWorkItemsRouter } from './territory-work-items/territory-work-items.router.js';
 import { notificationsRouter } from './notifications/notifications.router.js';
 import { mediaRouter } from './media/media.router.js';
@@ -65,7 +66,7 @@ export const appRouter = router({
   workItems: workItemsRouter,
   verification: verificationRouter,
   jobs: jobsRouter,
-  memberships: membershipsRouter,
+  memberships: membershipsRouter(residencyRequestProcedures),
   joinRequests: joinRequestsRouter,
   territoryWorkItems: territoryWorkItemsRouter,
   notifications: notificationsRouter,

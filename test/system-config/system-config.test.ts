@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSystemConfig } from '../../src/db/seed/system-config.js';
 import { SYSTEM_CONFIG_DEFAULTS } from '../../src/routers/system-config/system-config.defaults.js';
-import { readConfigNumber } from '../../src/routers/system-config/system-config.service.js';
+import { readConfigNumber } from '../../src/routers/system-config/system-config.queries.js';
 import { countRows, newAdmin, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 

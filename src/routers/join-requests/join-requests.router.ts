@@ -23,7 +23,7 @@ export const joinRequestsRouter = router({
     .input(createJoinRequestInput)
     .output(joinRequestOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, joinRequest } = await joinRequests.createJoinRequest(ctx.em, ctx.user, input);
+      const { created, joinRequest } = await joinRequests.createJoinRequest(ctx, input);
       if (created) ctx.resp.headers.Location = `/api/v1/join-requests/${joinRequest.id}`;
       else ctx.resp.status = 200;
       return joinRequest;
@@ -33,35 +33,35 @@ export const joinRequestsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/incoming', tags: TAGS, summary: 'Join requests addressed to me or to my territories as curator' } })
     .input(incomingInput)
     .output(z.array(joinRequestOutput))
-    .query(({ ctx, input }) => joinRequests.listIncoming(ctx.em, ctx.user.id, input)),
+    .query(({ ctx, input }) => joinRequests.listIncoming(ctx, input)),
 
   incomingPaged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/incoming/paged', tags: TAGS, summary: 'Incoming join requests (paged)' } })
     .input(incomingPagedInput)
     .output(joinRequestPage)
-    .query(({ ctx, input }) => joinRequests.pageIncoming(ctx.em, ctx.user.id, input)),
+    .query(({ ctx, input }) => joinRequests.pageIncoming(ctx, input)),
 
   byId: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/{id}', tags: TAGS, summary: 'A join request (its requester, recipients, curators of the territory, system admins)' } })
     .input(joinRequestIdInput)
     .output(joinRequestOutput)
-    .query(({ ctx, input }) => joinRequests.getJoinRequest(ctx.em, ctx.user, input.id)),
+    .query(({ ctx, input }) => joinRequests.getJoinRequest(ctx, input)),
 
   approve: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/approve', tags: TAGS, summary: 'Approve: the requester becomes RESIDENT' } })
     .input(joinRequestIdInput)
     .output(joinRequestOutput)
-    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx.em, ctx.user, input.id, 'APPROVED')),
+    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx, { id: input.id, decision: 'APPROVED' })),
 
   reject: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/reject', tags: TAGS, summary: 'Reject a join request' } })
     .input(joinRequestIdInput)
     .output(joinRequestOutput)
-    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx.em, ctx.user, input.id, 'REJECTED')),
+    .mutation(({ ctx, input }) => joinRequests.decideJoinRequest(ctx, { id: input.id, decision: 'REJECTED' })),
 
   cancel: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/join-requests/{id}/cancel', tags: TAGS, summary: 'Cancel my pending join request' } })
     .input(joinRequestIdInput)
     .output(joinRequestOutput)
-    .mutation(({ ctx, input }) => joinRequests.cancelJoinRequest(ctx.em, ctx.user, input.id)),
+    .mutation(({ ctx, input }) => joinRequests.cancelJoinRequest(ctx, input)),
 });

@@ -1,14 +1,16 @@
 import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { execSql, pgArray } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
 import { JoinRequest, JoinRequestRecipient, type JoinRequestStatus } from '../../entities/join-request.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, tooManyRequests } from '../../platform/problems.js';
-import { activeTerritory } from '../memberships/memberships.service.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
+import { curatedTerritoryIdsOf, residentTerritoryIdsOf } from '../memberships/memberships.queries.js';
+import { grantResidency } from '../memberships/residency.js';
 import { enqueueNotification } from '../notifications/outbox.js';
-import { readConfigNumber } from '../system-config/system-config.service.js';
+import { readConfigNumber } from '../system-config/system-config.queries.js';
 import type { JoinRequestOutput } from './join-requests.schemas.js';
 import { canDecide, canView, resolveRecipients } from './recipients.js';
 
@@ -37,9 +39,10 @@ function toOutput(r: JoinRequestFields, recipientUserIds: string[]): JoinRequest
 async function recipientsOf(em: EntityManager, joinRequestIds: string[]): Promise<Map<string, string[]>> {
   const byRequest = new Map<string, string[]>(joinRequestIds.map((id) => [id, []]));
   if (joinRequestIds.length === 0) return byRequest;
-  const rows = await em.execute<{ join_request_id: string; recipient_user_id: string }[]>(
-    'select join_request_id, recipient_user_id from join_request_recipient where join_request_id = any(array[?]::uuid[]) order by recipient_user_id',
-    [joinRequestIds],
+  const rows = await execSql<{ join_request_id: string; recipient_user_id: string }>(
+    em,
+    'select join_request_id, recipient_user_id from join_request_recipient where join_request_id = any(?::uuid[]) order by recipient_user_id',
+    [pgArray(joinRequestIds)],
   );
   for (const row of rows) byRequest.get(row.join_request_id)?.push(row.recipient_user_id);
   return byRequest;
@@ -50,18 +53,7 @@ async function withRecipients(em: EntityManager, r: JoinRequestRow) {
 }
 
 /** Transaction-scoped advisory lock on a text key: serializes the callers that share it, released at commit. */
-const lockKey = (em: EntityManager, key: string) => em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
-
-/** Serializes every change of a user's residency (approvals, transfers): at most one RESIDENT membership. */
-export const lockResidency = (em: EntityManager, userId: string) => lockKey(em, `residency:${userId}`);
-
-async function residentTerritoryIds(em: EntityManager, userId: string): Promise<string[]> {
-  const rows = await em.execute<{ territory_id: string }[]>(
-    "select territory_id from territory_membership where user_id = ? and role = 'RESIDENT'",
-    [userId],
-  );
-  return rows.map((r) => r.territory_id);
-}
+const lockKey = (em: EntityManager, key: string) => execSql(em, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 
 export interface CreateJoinRequest {
   territoryId: string;
@@ -76,10 +68,11 @@ export interface CreateJoinRequest {
  * Creations (cancelled ones included) are limited per user and territory within a window, counted in the
  * database under a per-(user, territory) advisory lock so concurrent calls cannot overshoot the limit.
  */
-export async function createJoinRequest(em: EntityManager, user: AuthUser, input: CreateJoinRequest) {
+export async function createJoinRequest(ctx: ServiceContext, input: CreateJoinRequest) {
+  const { em, user } = ctx;
   return em.transactional(async (tx) => {
-    await activeTerritory(tx, input.territoryId);
-    const residentIn = await residentTerritoryIds(tx, user.id);
+    await requireTerritory({ ...ctx, em: tx }, input.territoryId);
+    const residentIn = await residentTerritoryIdsOf(tx, user.id);
     if (residentIn.includes(input.territoryId)) throw conflict('You are already RESIDENT of this territory.', 'ALREADY_RESIDENT');
     if (input.transfer && residentIn.length === 0) {
       throw conflict('You hold no RESIDENT membership to transfer; use become-resident instead.', 'NOT_RESIDENT');
@@ -99,8 +92,9 @@ export async function createJoinRequest(em: EntityManager, user: AuthUser, input
 
     const windowHours = await readConfigNumber(tx, 'JoinRequests:WindowHours', 24);
     const maxCreations = await readConfigNumber(tx, 'JoinRequests:MaxCreationsPerWindow', 3);
-    const since = new Date(clock.now().getTime() - windowHours * 3600_000);
-    const [counted] = await tx.execute<{ n: number }[]>(
+    const since = new Date(ctx.clock.now().getTime() - windowHours * 3600_000);
+    const [counted] = await execSql<{ n: number }>(
+      tx,
       'select count(*)::int as n from join_request where requester_user_id = ? and territory_id = ? and created_at_utc > ?',
       [user.id, input.territoryId, since],
     );
@@ -131,42 +125,6 @@ export async function createJoinRequest(em: EntityManager, user: AuthUser, input
   });
 }
 
-/**
- * Makes the requester RESIDENT with ResidencyVerification NONE. A requester who became RESIDENT elsewhere after
- * asking keeps that residency and the approval is refused (409): only a transfer request moves a residency, and
- * then the old membership becomes a VISITOR without its verifications (they vouched for the old address).
- */
-async function makeResident(em: EntityManager, request: JoinRequestRow) {
-  await lockResidency(em, request.requesterUserId);
-  const elsewhere = (await residentTerritoryIds(em, request.requesterUserId)).filter((id) => id !== request.territoryId);
-  if (elsewhere.length > 0) {
-    if (!request.isTransfer) {
-      throw conflict('The requester is already RESIDENT of another territory and must transfer their residency.', 'RESIDENT_ELSEWHERE');
-    }
-    const demoted = await em.execute<{ id: string }[]>(
-      `update territory_membership set role = 'VISITOR', geo_verified_at_utc = null, document_verified_at_utc = null
-        where user_id = ? and role = 'RESIDENT' and territory_id <> ? returning id`,
-      [request.requesterUserId, request.territoryId],
-    );
-    // Their pending document checks are moot now (membership rows locked first, then work items, as elsewhere).
-    await em.execute(
-      `update work_item set status = 'CANCELLED', completed_at_utc = ?, notes = 'The member transferred their residency.'
-        where type = 'RESIDENCY_VERIFICATION' and status = 'PENDING' and subject_id = any(array[?]::uuid[])`,
-      [clock.now(), demoted.map((m) => m.id)],
-    );
-  }
-  await em.execute(
-    `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities)
-     values (?, ?, ?, ?, 'RESIDENT', '{}')
-     on conflict (territory_id, user_id) do update set
-       role = 'RESIDENT',
-       geo_verified_at_utc = case when territory_membership.role = 'RESIDENT' then territory_membership.geo_verified_at_utc end,
-       document_verified_at_utc = case when territory_membership.role = 'RESIDENT' then territory_membership.document_verified_at_utc end`,
-    [newId(), clock.now(), request.territoryId, request.requesterUserId],
-  );
-  return elsewhere;
-}
-
 type Decision = Extract<JoinRequestStatus, 'APPROVED' | 'REJECTED'>;
 
 /**
@@ -174,7 +132,9 @@ type Decision = Extract<JoinRequestStatus, 'APPROVED' | 'REJECTED'>;
  * The row is locked, so of two concurrent different decisions exactly one wins and the other gets 409;
  * repeating the decision already taken answers the request as it is.
  */
-export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: string, decision: Decision) {
+export async function decideJoinRequest(ctx: ServiceContext, input: { id: string; decision: Decision }) {
+  const { em, user } = ctx;
+  const { id, decision } = input;
   return em.transactional(async (tx) => {
     const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!request) throw notFound('Join request');
@@ -185,11 +145,15 @@ export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: s
     if (request.status === decision) return withRecipients(tx, request);
     if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
 
-    const demotedIn = decision === 'APPROVED' ? await makeResident(tx, request) : [];
+    // Approval makes the requester RESIDENT (a transfer moves the residency; see grantResidency).
+    const demotedIn =
+      decision === 'APPROVED'
+        ? await grantResidency(tx, { userId: request.requesterUserId, territoryId: request.territoryId, transfer: request.isTransfer, at: ctx.clock.now() })
+        : [];
     request.status = decision;
-    request.decidedAtUtc = clock.now();
+    request.decidedAtUtc = ctx.clock.now();
     request.decidedByUserId = user.id;
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: user.id,
       action: decision === 'APPROVED' ? 'join-request.approved' : 'join-request.rejected',
       subjectType: 'JoinRequest',
@@ -211,22 +175,24 @@ export async function decideJoinRequest(em: EntityManager, user: AuthUser, id: s
 }
 
 /** One request, for the callers `canView` admits; to anyone else it is 404 so its existence is not revealed. */
-export async function getJoinRequest(em: EntityManager, user: AuthUser, id: string) {
-  const request = await em.findOne(JoinRequest, { id });
+export async function getJoinRequest(ctx: ServiceContext, input: { id: string }) {
+  const { em, user } = ctx;
+  const request = await em.findOne(JoinRequest, { id: input.id });
   if (!request || !(await canView(em, user, request))) throw notFound('Join request');
   return withRecipients(em, request);
 }
 
 /** The creator withdraws a PENDING request; cancelling again is idempotent, a decided request is 409. */
-export async function cancelJoinRequest(em: EntityManager, user: AuthUser, id: string) {
+export async function cancelJoinRequest(ctx: ServiceContext, input: { id: string }) {
+  const { em, user } = ctx;
   return em.transactional(async (tx) => {
-    const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const request = await tx.findOne(JoinRequest, { id: input.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!request) throw notFound('Join request');
     if (request.requesterUserId !== user.id) throw forbidden('Only the creator can cancel this join request.');
     if (request.status === 'CANCELLED') return withRecipients(tx, request);
     if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
     request.status = 'CANCELLED';
-    request.decidedAtUtc = clock.now();
+    request.decidedAtUtc = ctx.clock.now();
     request.decidedByUserId = user.id;
     await tx.flush();
     return withRecipients(tx, request);
@@ -239,7 +205,7 @@ export async function cancelJoinRequest(em: EntityManager, user: AuthUser, id: s
  */
 const INCOMING_WHERE = `
   (exists (select 1 from join_request_recipient r where r.join_request_id = jr.id and r.recipient_user_id = ?)
-   or jr.territory_id in (select m.territory_id from territory_membership m where m.user_id = ? and 'CURATOR' = any(m.capabilities)))
+   or jr.territory_id = any(?::uuid[]))
   and jr.requester_user_id <> ?
   and (?::text is null or jr.status = ?)`;
 
@@ -255,8 +221,10 @@ interface IncomingRow {
 }
 
 async function incomingRows(em: EntityManager, userId: string, status: JoinRequestStatus | undefined, offset: number, limit: number) {
-  const params = [userId, userId, userId, status ?? null, status ?? null];
-  const rows = await em.execute<IncomingRow[]>(
+  const curated = await curatedTerritoryIdsOf(em, userId);
+  const params = [userId, pgArray(curated), userId, status ?? null, status ?? null];
+  const rows = await execSql<IncomingRow>(
+    em,
     `select jr.id, jr.territory_id, jr.requester_user_id, jr.message, jr.status, jr.created_at_utc, jr.decided_at_utc, jr.decided_by_user_id
        from join_request jr where ${INCOMING_WHERE}
       order by jr.created_at_utc desc, jr.id desc offset ? limit ?`,
@@ -281,13 +249,14 @@ async function incomingRows(em: EntityManager, userId: string, status: JoinReque
   return { items, params };
 }
 
-export async function listIncoming(em: EntityManager, userId: string, input: { status?: JoinRequestStatus; skip: number; take: number }) {
-  return (await incomingRows(em, userId, input.status, input.skip, input.take)).items;
+export async function listIncoming(ctx: ServiceContext, input: { status?: JoinRequestStatus; skip: number; take: number }) {
+  return (await incomingRows(ctx.em, ctx.user.id, input.status, input.skip, input.take)).items;
 }
 
-export async function pageIncoming(em: EntityManager, userId: string, input: { status?: JoinRequestStatus; pageNumber: number; pageSize: number }) {
+export async function pageIncoming(ctx: ServiceContext, input: { status?: JoinRequestStatus; pageNumber: number; pageSize: number }) {
+  const { em } = ctx;
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const { items, params } = await incomingRows(em, userId, input.status, offset, limit);
-  const [total] = await em.execute<{ n: number }[]>(`select count(*)::int as n from join_request jr where ${INCOMING_WHERE}`, params);
+  const { items, params } = await incomingRows(em, ctx.user.id, input.status, offset, limit);
+  const [total] = await execSql<{ n: number }>(em, `select count(*)::int as n from join_request jr where ${INCOMING_WHERE}`, params);
   return toPage(items, total?.n ?? 0, input.pageNumber, input.pageSize);
 }

@@ -2,7 +2,7 @@ import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postg
 import { AuditEntry } from '../../entities/audit.entity.js';
 import { MediaAsset, MediaAttachment } from '../../entities/media.entity.js';
 import type { AuthUser } from '../../platform/service-context.js';
-import type { Upload } from '../../http/uploads.js';
+import type { Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';

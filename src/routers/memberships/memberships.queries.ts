@@ -3,7 +3,7 @@
  * (memberships.service.ts, residency-*.ts); everyone else reads through here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql } from '../../db/sql.js';
+import { execSql, pgArray } from '../../db/sql.js';
 
 /** Active RESIDENT members of the territory other than `exceptUserId`: who hears about new content there. */
 export async function residentIdsOf(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
@@ -14,4 +14,48 @@ export async function residentIdsOf(em: EntityManager, territoryId: string, exce
     [territoryId, exceptUserId],
   );
   return rows.map((r) => r.user_id);
+}
+
+/** The territories where the user is RESIDENT (at most one, kept so by the residency lock). */
+export async function residentTerritoryIdsOf(em: EntityManager, userId: string): Promise<string[]> {
+  const rows = await execSql<{ territory_id: string }>(em, "select territory_id from territory_membership where user_id = ? and role = 'RESIDENT'", [userId]);
+  return rows.map((r) => r.territory_id);
+}
+
+/** The territories where the user is CURATOR. */
+export async function curatedTerritoryIdsOf(em: EntityManager, userId: string): Promise<string[]> {
+  const rows = await execSql<{ territory_id: string }>(em, "select territory_id from territory_membership where user_id = ? and 'CURATOR' = any(capabilities)", [
+    userId,
+  ]);
+  return rows.map((r) => r.territory_id);
+}
+
+/** Active users holding CURATOR in the territory, other than `exceptUserId`, sorted. */
+export async function curatorIdsOf(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
+  const rows = await execSql<{ id: string }>(
+    em,
+    `select m.user_id as id from territory_membership m join app_user u on u.id = m.user_id
+      where m.territory_id = ? and 'CURATOR' = any(m.capabilities) and m.user_id <> ? and u.deleted_at_utc is null`,
+    [territoryId, exceptUserId],
+  );
+  return rows.map((r) => r.id).sort();
+}
+
+/**
+ * Of `userIds`, the active users other than `exceptUserId` who may approve residency in the territory: its curators
+ * and verified residents (RESIDENT with a residency verification), and system admins. Sorted.
+ */
+export async function residencyApproversAmong(em: EntityManager, territoryId: string, exceptUserId: string, userIds: string[]): Promise<string[]> {
+  const rows = await execSql<{ id: string }>(
+    em,
+    `select u.id from app_user u
+      where u.id = any(?::uuid[]) and u.id <> ? and u.deleted_at_utc is null
+        and (exists (select 1 from territory_membership m
+                      where m.user_id = u.id and m.territory_id = ?
+                        and ('CURATOR' = any(m.capabilities)
+                             or (m.role = 'RESIDENT' and (m.geo_verified_at_utc is not null or m.document_verified_at_utc is not null))))
+             or exists (select 1 from user_permission p where p.user_id = u.id and p.permission = 'SYSTEM_ADMIN'))`,
+    [pgArray([...new Set(userIds)]), exceptUserId, territoryId],
+  );
+  return rows.map((r) => r.id).sort();
 }

@@ -1,11 +1,12 @@
-import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import type { InferEntity } from '@mikro-orm/postgresql';
+import { execSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
 import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
-import { Territory } from '../../entities/territory.entity.js';
-import { clock } from '../../platform/clock.js';
 import { haversineKm } from '../../platform/geo.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
 import type { MembershipOutput } from './memberships.schemas.js';
 import { lockResidencySubject } from './residency-decision.js';
 
@@ -23,47 +24,38 @@ export function toMembershipOutput(m: MembershipRow): MembershipOutput {
   };
 }
 
-/** The territory, when it exists and is ACTIVE (members join active territories only); else 404. */
-export async function activeTerritory(em: EntityManager, territoryId: string) {
-  const territory = await em.findOne(Territory, { id: territoryId });
-  if (!territory || territory.status !== 'ACTIVE') throw notFound('Territory');
-  return territory;
-}
-
-/** Creates the VISITOR membership, or returns the one the user already holds (whatever its role). */
-export async function enter(em: EntityManager, userId: string, territoryId: string): Promise<MembershipOutput> {
-  await activeTerritory(em, territoryId);
+/** Creates the VISITOR membership in an ACTIVE territory, or returns the one the user already holds (whatever its role). */
+export async function enter(ctx: ServiceContext, input: { territoryId: string }): Promise<MembershipOutput> {
+  const { territoryId } = await requireTerritory(ctx, input.territoryId);
+  const { em, user } = ctx;
+  const userId = user.id;
   // Concurrent enters (or a concurrent approval) must not collide on the (territory, user) unique key.
-  await em.execute(
+  await execSql(
+    em,
     `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities)
      values (?, ?, ?, ?, 'VISITOR', '{}') on conflict (territory_id, user_id) do nothing`,
-    [newId(), clock.now(), territoryId, userId],
+    [newId(), ctx.clock.now(), territoryId, userId],
   );
   const membership = await em.findOneOrFail(TerritoryMembership, { territoryId, userId });
   return toMembershipOutput(membership);
 }
 
-export async function getMine(em: EntityManager, userId: string, territoryId: string): Promise<MembershipOutput> {
-  const membership = await em.findOne(TerritoryMembership, { territoryId, userId });
+export async function getMine(ctx: ServiceContext, input: { territoryId: string }): Promise<MembershipOutput> {
+  const membership = await ctx.em.findOne(TerritoryMembership, { territoryId: input.territoryId, userId: ctx.user.id });
   if (!membership) throw notFound('Membership');
   return toMembershipOutput(membership);
 }
 
-export async function listMine(em: EntityManager, userId: string): Promise<MembershipOutput[]> {
-  const rows = await em.find(TerritoryMembership, { userId }, { orderBy: { createdAtUtc: 'asc', id: 'asc' } });
+export async function listMine(ctx: ServiceContext): Promise<MembershipOutput[]> {
+  const rows = await ctx.em.find(TerritoryMembership, { userId: ctx.user.id }, { orderBy: { createdAtUtc: 'asc', id: 'asc' } });
   return rows.map(toMembershipOutput);
 }
 
 export const NOT_RESIDENT_DETAIL = 'Only a RESIDENT of this territory can verify residency.';
 
-/** The caller's RESIDENT membership of the territory; anyone else (visitor, no membership) is refused with 403. */
-export async function requireResident(em: EntityManager, userId: string, territoryId: string) {
-  const territory = await em.findOne(Territory, { id: territoryId });
-  if (!territory) throw notFound('Territory');
-  const membership = await em.findOne(TerritoryMembership, { territoryId, userId });
-  if (membership?.role !== 'RESIDENT') throw forbidden(NOT_RESIDENT_DETAIL, 'NOT_RESIDENT');
-  return { territory, membership };
-}
+/** The caller is RESIDENT of the territory (whatever its status); anyone else (visitor, no membership) is refused with 403. */
+export const requireResident = (ctx: ServiceContext, territoryId: string) =>
+  requireTerritory(ctx, territoryId, { as: 'resident', status: 'ANY', denied: { message: NOT_RESIDENT_DETAIL, code: 'NOT_RESIDENT' } });
 
 /**
  * Geolocation check: inside the territory's radius (haversine from its centre) the membership becomes
@@ -71,12 +63,10 @@ export async function requireResident(em: EntityManager, userId: string, territo
  * every other residency writer (document submission, decisions, transfer approval) and its role read again
  * under the lock: a transfer approved meanwhile has made it VISITOR, which must not get a verification.
  */
-export async function verifyByGeolocation(
-  em: EntityManager,
-  userId: string,
-  input: { territoryId: string; latitude: number; longitude: number },
-): Promise<MembershipOutput> {
-  const { territory, membership: unlocked } = await requireResident(em, userId, input.territoryId);
+export async function verifyByGeolocation(ctx: ServiceContext, input: { territoryId: string; latitude: number; longitude: number }): Promise<MembershipOutput> {
+  const { territory, membership: unlocked } = await requireResident(ctx, input.territoryId);
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const distanceKm = haversineKm(territory.latitude, territory.longitude, input.latitude, input.longitude);
   if (distanceKm > territory.radiusKm) {
     throw badRequest(
@@ -85,10 +75,10 @@ export async function verifyByGeolocation(
     );
   }
   return em.transactional(async (tx) => {
-    const membership = await lockResidencySubject(tx, unlocked.id);
+    const membership = await lockResidencySubject(tx, unlocked!.id);
     if (membership?.role !== 'RESIDENT') throw forbidden(NOT_RESIDENT_DETAIL, 'NOT_RESIDENT');
-    membership.geoVerifiedAtUtc = clock.now();
-    tx.create(AuditEntry, {
+    membership.geoVerifiedAtUtc = ctx.clock.now();
+    audit(tx, {
       actorUserId: userId,
       action: 'membership.geoVerified',
       subjectType: 'TerritoryMembership',

@@ -1,11 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { requireUser } from '../../http/route-auth.js';
 import { readUpload } from '../../http/uploads.js';
 import { zId } from '../../platform/ids.js';
 import { validationFailed } from '../../platform/problems.js';
-import type { PlainRoutes } from '../../http/plain-routes.js';
 import { residencyDocumentOutput } from './memberships.schemas.js';
 import { requireResident } from './memberships.service.js';
 import { RESIDENCY_DOCUMENT_MAX_BYTES, RESIDENCY_DOCUMENT_MIME_TYPES, submitUploadedDocument } from './residency-verification.service.js';
@@ -21,14 +19,13 @@ const residencyUploadForm = z
 export const residencyUploadRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH.replace('{territoryId}', ':territoryId'), { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
-      const user = requireUser(request);
+      const ctx = serviceContextOf(request, deps);
       const params = uploadParams.safeParse(request.params);
       if (!params.success) throw validationFailed('territoryId', 'must be a UUID');
-      const em = deps.orm.em.fork() as EntityManager;
       // Refuse non-residents before reading (and storing) any bytes.
-      await requireResident(em, user.id, params.data.territoryId);
+      await requireResident(ctx, params.data.territoryId);
       const upload = await readUpload(request, { field: 'file', maxBytes: RESIDENCY_DOCUMENT_MAX_BYTES, allowedMimeTypes: RESIDENCY_DOCUMENT_MIME_TYPES });
-      const result = await submitUploadedDocument(em, deps.storage, user.id, params.data.territoryId, upload);
+      const result = await submitUploadedDocument(ctx, { territoryId: params.data.territoryId, upload });
       return reply.status(201).type('application/json').send(residencyDocumentOutput.parse(result));
     });
   },

@@ -1,14 +1,12 @@
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { TerritoryMembership } from '../../entities/membership.entity.js';
-import { WorkItem } from '../../entities/work-item.entity.js';
-import type { Upload } from '../../http/uploads.js';
-import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
-import type { Storage } from '../../platform/storage.js';
-import { createWorkItem } from '../work-items/work-items.service.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import type { Upload } from '../../platform/upload.js';
+import { cancelPendingWorkItems, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
 import { NOT_RESIDENT_DETAIL, requireResident } from './memberships.service.js';
 import type { ResidencyDocumentOutput } from './memberships.schemas.js';
 import { lockResidencySubject } from './residency-decision.js';
@@ -40,7 +38,7 @@ function openWorkItem(tx: EntityManager, membership: MembershipRow, evidenceId: 
     requiredCapability: 'CURATOR',
     createdByUserId: userId,
   });
-  tx.create(AuditEntry, {
+  audit(tx, {
     actorUserId: userId,
     action: 'residency.document_submitted',
     subjectType: 'TerritoryMembership',
@@ -51,32 +49,25 @@ function openWorkItem(tx: EntityManager, membership: MembershipRow, evidenceId: 
   return item;
 }
 
-const supersedePending = (tx: EntityManager, membershipId: string) =>
-  tx.nativeUpdate(
-    WorkItem,
-    { type: 'RESIDENCY_VERIFICATION', subjectId: membershipId, status: 'PENDING' },
-    { status: 'CANCELLED', completedAtUtc: clock.now(), notes: 'Superseded by a newer residency document.' },
-  );
+const supersedePending = (tx: EntityManager, membershipId: string, at: Date) =>
+  cancelPendingWorkItems(tx, { type: 'RESIDENCY_VERIFICATION', subjectIds: [membershipId], notes: 'Superseded by a newer residency document.', at });
 
 /**
  * Stores an uploaded residency document as Evidence of the territory and opens the work item. The bytes are
  * stored before the transaction and removed again when it fails.
  */
-export async function submitUploadedDocument(
-  em: EntityManager,
-  storage: Storage,
-  userId: string,
-  territoryId: string,
-  upload: Upload,
-): Promise<ResidencyDocumentOutput> {
-  const { membership } = await requireResident(em, userId, territoryId);
+export async function submitUploadedDocument(ctx: ServiceContext, input: { territoryId: string; upload: Upload }): Promise<ResidencyDocumentOutput> {
+  const { membership } = await requireResident(ctx, input.territoryId);
+  const { em, storage } = ctx;
+  const { territoryId, upload } = input;
+  const userId = ctx.user.id;
   const evidenceId = newId();
   const storageKey = `evidence/${userId}/${evidenceId}.${upload.ext}`;
   await storage.put(storageKey, upload.bytes);
   try {
     const workItemId = await em.transactional(async (tx) => {
-      const locked = await lockedResidentMembership(tx, membership.id);
-      await supersedePending(tx, locked.id);
+      const locked = await lockedResidentMembership(tx, membership!.id);
+      await supersedePending(tx, locked.id, ctx.clock.now());
       tx.create(Evidence, {
         id: evidenceId,
         userId,
@@ -102,21 +93,23 @@ export async function submitUploadedDocument(
  * Opens the work item for a residency document the caller uploaded earlier (someone else's evidence: 404).
  * Sending the evidence of the item already pending returns that item (`created: false`).
  */
-export async function submitExistingEvidence(em: EntityManager, userId: string, territoryId: string, evidenceId: string) {
-  const { membership } = await requireResident(em, userId, territoryId);
-  return em.transactional(async (tx) => {
-    const locked = await lockedResidentMembership(tx, membership.id);
+export async function submitExistingEvidence(ctx: ServiceContext, input: { territoryId: string; evidenceId: string }) {
+  const { membership } = await requireResident(ctx, input.territoryId);
+  const { territoryId, evidenceId } = input;
+  const userId = ctx.user.id;
+  return ctx.em.transactional(async (tx) => {
+    const locked = await lockedResidentMembership(tx, membership!.id);
     const evidence = await tx.findOne(Evidence, { id: evidenceId, userId });
     if (!evidence) throw notFound('Evidence');
     if (evidence.kind !== 'RESIDENCY_DOCUMENT') throw badRequest('The evidence is not a residency document.', 'WRONG_EVIDENCE_KIND');
     if (evidence.territoryId && evidence.territoryId !== territoryId) {
       throw badRequest('The evidence was sent for another territory.', 'WRONG_EVIDENCE_TERRITORY');
     }
-    const pending = await tx.findOne(WorkItem, { type: 'RESIDENCY_VERIFICATION', subjectId: locked.id, status: 'PENDING' });
+    const pending = await findPendingWorkItem(tx, { type: 'RESIDENCY_VERIFICATION', subjectType: 'TerritoryMembership', subjectId: locked.id });
     if (pending && pending.payload?.evidenceId === evidenceId) {
       return { created: false, result: { evidenceId, workItemId: pending.id, status: pending.status } satisfies ResidencyDocumentOutput };
     }
-    await supersedePending(tx, locked.id);
+    await supersedePending(tx, locked.id, ctx.clock.now());
     // The territory's curators download it through the territory-scoped route, which requires this link.
     evidence.territoryId = territoryId;
     const item = openWorkItem(tx, locked, evidenceId, userId);

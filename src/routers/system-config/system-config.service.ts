@@ -25,18 +25,6 @@ function toOutput(row: ConfigRow): SystemConfigOutput {
   };
 }
 
-/**
- * A numeric setting, or `fallback` when the key is missing or not a finite number (an unseeded database still
- * behaves as the defaults say). Read on every use: an admin's change applies to the next request.
- */
-export async function readConfigNumber(em: EntityManager, key: string, fallback: number): Promise<number> {
-  const rows = await em.execute<{ value: string }[]>('select value from system_config where key = ?', [key]);
-  const raw = rows[0]?.value;
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  return Number.isFinite(value) ? value : fallback;
-}
-
 export async function listEntries(em: EntityManager) {
   const rows = await em.find(SystemConfig, {}, { orderBy: { key: 'asc' } });
   return rows.map(toOutput);

@@ -4,7 +4,7 @@ import { Evidence } from '../../entities/evidence.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { WorkItem } from '../../entities/work-item.entity.js';
 import { forgetCachedUser } from '../../policy/caller.js';
-import type { Upload } from '../../http/uploads.js';
+import type { Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
