@@ -1,7 +1,22 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import type { NotificationType } from '../routers/notifications/notification-types.js';
 import { baseProperties } from './base.entity.js';
 import { User } from './user.entity.js';
+
+/**
+ * Every notification type. Each has one preference flag (`notifications.<type>` in the user's preferences, default
+ * true) that the outbox dispatcher honours.
+ */
+export const NOTIFICATION_TYPES = [
+  'POST_CREATED',
+  'REPORT_CREATED',
+  'INQUIRY_RECEIVED',
+  'JOIN_REQUEST_RECEIVED',
+  'JOIN_REQUEST_DECIDED',
+  'EVENT_CREATED',
+  'ALERT_VALIDATED',
+] as const;
+
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /**
  * A notification waiting to be delivered, written in the same transaction as the change that causes it. The

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import type { NotificationType } from '../routers/notifications/notification-types.js';
+import type { NotificationType } from './notification.entity.js';
 import { baseProperties } from './base.entity.js';
 import { User } from './user.entity.js';
 

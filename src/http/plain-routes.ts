@@ -25,5 +25,6 @@ export function serviceContextOf(request: FastifyRequest, deps: AppDeps): Servic
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     clock,
     storage: deps.storage,
+    config: deps.config,
   };
 }

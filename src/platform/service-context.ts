@@ -4,6 +4,7 @@
  * the v2 journeys layer (which composes v1 services in one call) all build it the same way.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppConfig } from '../config.js';
 import type { IdentityVerificationStatus, SystemPermission } from '../entities/user.entity.js';
 import { clock as systemClock } from './clock.js';
 import type { Storage } from './storage.js';
@@ -30,6 +31,8 @@ export interface ServiceContext {
   clock: Clock;
   /** Where uploaded bytes live (media, evidence). */
   storage: Storage;
+  /** The process configuration (token lifetimes, keys, providers). */
+  config: AppConfig;
 }
 
 /** A service call that may be anonymous (public reads, login). */

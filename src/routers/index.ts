@@ -1,11 +1,11 @@
 import { router } from '../trpc/init.js';
-import { applyAssetCuration } from './assets/asset-curation.js';
+import { assetCurationHandler } from './assets/asset-curation.js';
 import { canSeeEvent } from './events/events.queries.js';
 import { canSeePost } from './feed/feed.service.js';
 import { registerMediaReaders } from './media/media-access.js';
-import { applyResidencyDecision, lockResidencySubject } from './memberships/residency-decision.js';
+import { residencyVerificationHandler } from './memberships/residency-decision.js';
 import { territorySuggestionHandler } from './territories/territory-suggestion.js';
-import { afterIdentityDecision, applyIdentityDecision, lockIdentitySubject } from './verification/identity-decision.js';
+import { identityVerificationHandler } from './verification/identity-decision.js';
 import { registerWorkItemHandlers } from './work-items/work-item-handlers.js';
 import { accessRouter } from './access/access.router.js';
 import { authRouter } from './auth/auth.router.js';
@@ -35,19 +35,10 @@ import { naturalAssetsRouter } from './natural-assets/natural-assets.router.js';
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({
-  IDENTITY_VERIFICATION: {
-    lockSubject: (em, item) => lockIdentitySubject(em, item.subjectId),
-    apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
-    afterCommit: (item) => afterIdentityDecision(item),
-  },
+  IDENTITY_VERIFICATION: identityVerificationHandler,
   TERRITORY_SUGGESTION: territorySuggestionHandler,
-  RESIDENCY_VERIFICATION: {
-    lockSubject: (em, item) => lockResidencySubject(em, item.subjectId),
-    apply: (em, item, outcome) => applyResidencyDecision(em, item, outcome),
-  },
-  ASSET_CURATION: {
-    apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
-  },
+  RESIDENCY_VERIFICATION: residencyVerificationHandler,
+  ASSET_CURATION: assetCurationHandler,
 });
 
 // Who may see media attached to each kind of content (the media module imports none of them).

@@ -39,6 +39,7 @@ export interface Context {
   sessionId: string | null;
   clock: Clock;
   storage: Storage;
+  config: AppConfig;
   ip: string;
   resp: ResponseMeta;
 }
@@ -53,6 +54,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest | null, auth?: 
     user: resolved.user,
     clock,
     storage: deps.storage,
+    config: deps.config,
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     ip: req?.ip ?? '127.0.0.1',
     resp: { headers: {} },

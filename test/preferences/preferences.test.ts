@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTIFICATION_TYPES } from '../../src/routers/notifications/notification-types.js';
-import { notificationPreferencesOf } from '../../src/routers/preferences/preferences.service.js';
+import { NOTIFICATION_TYPES } from '../../src/entities/notification.entity.js';
+import { notificationPreferencesOf } from '../../src/routers/preferences/preferences.queries.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 

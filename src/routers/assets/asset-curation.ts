@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { TerritoryAsset } from '../../entities/asset.entity.js';
 import type { WorkItemOutcome } from '../../entities/work-item.entity.js';
 import { clock } from '../../platform/clock.js';
 import { conflict } from '../../platform/problems.js';
+import type { WorkItemHandler } from '../work-items/work-item-handlers.js';
 
 export const assetNotSuggested = () => conflict('The asset is no longer awaiting curation.', 'ASSET_NOT_SUGGESTED');
 
@@ -11,7 +12,6 @@ export const assetNotSuggested = () => conflict('The asset is no longer awaiting
  * The effect of a curation decision on a Suggested asset: APPROVED makes it Active, REJECTED Rejected; NOACTION
  * leaves it Suggested. Conditional on the status, so of two concurrent decisions one wins and the other is a 409.
  * Runs inside the caller's transaction (an ASSET_CURATION work item's completion, or a direct curation).
- * (Kept apart from the assets service: the work-item handler map imports this file.)
  */
 export async function applyAssetCuration(em: EntityManager, item: { subjectId: string }, outcome: WorkItemOutcome, actorUserId: string) {
   if (outcome === 'NOACTION') return;
@@ -23,7 +23,7 @@ export async function applyAssetCuration(em: EntityManager, item: { subjectId: s
     { status, curatedAtUtc: clock.now(), curatedByUserId: actorUserId, updatedAtUtc: clock.now() },
   );
   if (changed === 0 || !asset) throw assetNotSuggested();
-  em.create(AuditEntry, {
+  audit(em, {
     actorUserId,
     action: 'asset.curated',
     subjectType: 'TerritoryAsset',
@@ -32,3 +32,8 @@ export async function applyAssetCuration(em: EntityManager, item: { subjectId: s
     data: { outcome, status },
   });
 }
+
+/** ASSET_CURATION: completing the work item decides the suggested asset. */
+export const assetCurationHandler: WorkItemHandler = {
+  apply: (em, item, outcome, actorUserId) => applyAssetCuration(em, item, outcome, actorUserId),
+};

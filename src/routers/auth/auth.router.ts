@@ -34,7 +34,7 @@ export const authRouter = router({
     })
     .input(socialLoginInput)
     .output(socialLoginOutput)
-    .mutation(({ ctx, input }) => socialLogin(ctx.em, ctx.deps.config, input)),
+    .mutation(({ ctx, input }) => socialLogin(ctx, input)),
 
   refresh: publicProcedure
     .meta({
@@ -43,18 +43,18 @@ export const authRouter = router({
     })
     .input(refreshInput)
     .output(loginOutput)
-    .mutation(({ ctx, input }) => refreshSession(ctx.em, ctx.deps.config, input.refreshToken)),
+    .mutation(({ ctx, input }) => refreshSession(ctx, input)),
 
   twoFactorSetup: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/2fa/setup', tags: TAGS, summary: 'Generate a TOTP secret and QR code' } })
     .output(twoFactorSetupOutput)
-    .mutation(({ ctx }) => twoFactor.setup(ctx.em, ctx.deps.config, ctx.user.id)),
+    .mutation(({ ctx }) => twoFactor.setup(ctx)),
 
   twoFactorConfirm: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/2fa/confirm', tags: TAGS, summary: 'Enable 2FA with a valid TOTP code' } })
     .input(confirmInput)
     .output(recoveryCodesOutput)
-    .mutation(({ ctx, input }) => twoFactor.confirm(ctx.em, ctx.user.id, input.code)),
+    .mutation(({ ctx, input }) => twoFactor.confirm(ctx, input)),
 
   twoFactorVerify: publicProcedure
     .meta({
@@ -63,7 +63,7 @@ export const authRouter = router({
     })
     .input(verifyInput)
     .output(loginOutput)
-    .mutation(({ ctx, input }) => twoFactor.verifyChallenge(ctx.em, ctx.deps.config, input.challengeId, input.code)),
+    .mutation(({ ctx, input }) => twoFactor.verifyChallenge(ctx, input)),
 
   twoFactorRecover: publicProcedure
     .meta({
@@ -72,11 +72,11 @@ export const authRouter = router({
     })
     .input(recoverInput)
     .output(loginOutput)
-    .mutation(({ ctx, input }) => twoFactor.recoverChallenge(ctx.em, ctx.deps.config, input.challengeId, input.recoveryCode)),
+    .mutation(({ ctx, input }) => twoFactor.recoverChallenge(ctx, input)),
 
   twoFactorDisable: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/2fa/disable', tags: TAGS, summary: 'Disable 2FA with a TOTP code or a recovery code' } })
     .input(disableInput)
     .output(twoFactorStatusOutput)
-    .mutation(({ ctx, input }) => twoFactor.disable(ctx.em, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => twoFactor.disable(ctx, input)),
 });

@@ -1,6 +1,7 @@
+import type { PublicServiceContext } from '../../platform/service-context.js';
 import { type EntityManager, type InferEntity, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { TwoFactorChallenge } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { forgetCachedUser } from '../../policy/caller.js';
@@ -19,7 +20,8 @@ export const CHALLENGE_TTL_MS = 5 * 60_000;
  * Social login or sign-up. Returning users are found by (provider, externalId); a new user must give exactly one
  * of cpf or foreignDocument. Users with 2FA get a challenge instead of tokens.
  */
-export async function socialLogin(em: EntityManager, config: AppConfig, input: SocialLoginInput): Promise<LoginOutput | TwoFactorRequiredOutput> {
+export async function socialLogin(ctx: PublicServiceContext, input: SocialLoginInput): Promise<LoginOutput | TwoFactorRequiredOutput> {
+  const { em, config } = ctx;
   const externalId = await resolveExternalId(config, input);
   const user = (await em.findOne(User, { authProvider: input.authProvider, externalId })) ?? (await signUp(em, input, externalId));
   if (user.deletedAtUtc) throw unauthorized('This account has been deleted.');
@@ -68,7 +70,7 @@ async function grantBootstrapAdmin(em: EntityManager, config: AppConfig, user: U
       [newId(), clock.now(), user.id],
     );
     if (inserted.length === 0) return;
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: null,
       action: 'permission.granted',
       subjectType: 'User',

@@ -1,7 +1,8 @@
+import type { PublicServiceContext } from '../../platform/service-context.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { RefreshToken } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { clock } from '../../platform/clock.js';
@@ -55,7 +56,7 @@ export async function issueSession(em: EntityManager, config: AppConfig, user: U
 async function revokeFamily(em: EntityManager, token: InferEntity<typeof RefreshToken>) {
   await em.transactional(async (tx) => {
     await tx.execute('update refresh_token set revoked_at_utc = ? where family_id = ? and revoked_at_utc is null', [clock.now(), token.familyId]);
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: null,
       action: 'auth.refresh_token_reused',
       subjectType: 'User',
@@ -69,7 +70,9 @@ async function revokeFamily(em: EntityManager, token: InferEntity<typeof Refresh
  * Rotation: the presented token is consumed (single use, atomically) and the next one of the same family is issued.
  * A consumed or revoked token presented again revokes the whole family (401).
  */
-export async function refreshSession(em: EntityManager, config: AppConfig, presented: string): Promise<LoginOutput> {
+export async function refreshSession(ctx: PublicServiceContext, input: { refreshToken: string }): Promise<LoginOutput> {
+  const { em, config } = ctx;
+  const presented = input.refreshToken;
   const token = await em.findOne(RefreshToken, { tokenHash: sha256(presented) });
   if (!token) throw unauthorized('The refresh token is invalid.');
   if (token.consumedAtUtc || token.revokedAtUtc) {

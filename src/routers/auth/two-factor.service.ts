@@ -1,9 +1,10 @@
+import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 import type { AppConfig } from '../../config.js';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { RecoveryCode } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { clock } from '../../platform/clock.js';
@@ -71,7 +72,9 @@ async function activeUser(em: EntityManager, userId: string) {
 }
 
 /** Issues a new secret, kept pending server-side until a code from it is confirmed. */
-export async function setup(em: EntityManager, config: AppConfig, userId: string) {
+export async function setup(ctx: ServiceContext) {
+  const { em, config } = ctx;
+  const userId = ctx.user.id;
   const user = await activeUser(em, userId);
   if (user.twoFactorEnabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
   const secret = generateSecret();
@@ -87,7 +90,10 @@ export async function setup(em: EntityManager, config: AppConfig, userId: string
 }
 
 /** A valid code of the pending secret enables 2FA and issues 10 single-use recovery codes (stored hashed). */
-export async function confirm(em: EntityManager, userId: string, code: string) {
+export async function confirm(ctx: ServiceContext, input: { code: string }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const { code } = input;
   const user = await activeUser(em, userId);
   if (user.twoFactorEnabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
   const pending = user.twoFactorPendingSecret;
@@ -107,7 +113,7 @@ export async function confirm(em: EntityManager, userId: string, code: string) {
     if (rows.length === 0) return false;
     await tx.execute('delete from recovery_code where user_id = ?', [userId]);
     for (const c of recoveryCodes) tx.create(RecoveryCode, { userId, codeHash: sha256(normalizeRecoveryCode(c)) });
-    tx.create(AuditEntry, { actorUserId: userId, action: 'auth.2fa_enabled', subjectType: 'User', subjectId: userId });
+    audit(tx, { actorUserId: userId, action: 'auth.2fa_enabled', subjectType: 'User', subjectId: userId });
     return true;
   });
   if (!enabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
@@ -141,7 +147,9 @@ async function consumeChallenge(em: EntityManager, challengeId: string) {
 }
 
 /** Second step of a login with a TOTP code. */
-export async function verifyChallenge(em: EntityManager, config: AppConfig, challengeId: string, code: string): Promise<LoginOutput> {
+export async function verifyChallenge(ctx: PublicServiceContext, input: { challengeId: string; code: string }): Promise<LoginOutput> {
+  const { em, config } = ctx;
+  const { challengeId, code } = input;
   const user = await attemptChallenge(em, challengeId);
   const step = user.twoFactorSecret ? await matchingStep(user.twoFactorSecret, code, user.twoFactorLastStep) : null;
   if (step === null || !(await acceptStep(em, user.id, step))) throw unauthorized('The two-factor code is not valid.');
@@ -150,16 +158,21 @@ export async function verifyChallenge(em: EntityManager, config: AppConfig, chal
 }
 
 /** Second step of a login with a recovery code, which is used up. */
-export async function recoverChallenge(em: EntityManager, config: AppConfig, challengeId: string, recoveryCode: string): Promise<LoginOutput> {
+export async function recoverChallenge(ctx: PublicServiceContext, input: { challengeId: string; recoveryCode: string }): Promise<LoginOutput> {
+  const { em, config } = ctx;
+  const { challengeId, recoveryCode } = input;
   const user = await attemptChallenge(em, challengeId);
   if (!(await consumeRecoveryCode(em, user.id, recoveryCode))) throw unauthorized('The recovery code is not valid.');
   await consumeChallenge(em, challengeId);
-  em.create(AuditEntry, { actorUserId: user.id, action: 'auth.2fa_recovery_code_used', subjectType: 'User', subjectId: user.id });
+  audit(em, { actorUserId: user.id, action: 'auth.2fa_recovery_code_used', subjectType: 'User', subjectId: user.id });
   return issueSession(em, config, user);
 }
 
 /** Turns 2FA off given a valid TOTP code or recovery code; the secret and all recovery codes are discarded. */
-export async function disable(em: EntityManager, userId: string, proof: { code?: string | null; recoveryCode?: string | null }) {
+export async function disable(ctx: ServiceContext, input: { code?: string | null; recoveryCode?: string | null }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const proof = input;
   const user = await activeUser(em, userId);
   if (!user.twoFactorEnabled || !user.twoFactorSecret) throw conflict('Two-factor authentication is not enabled.', 'TWO_FACTOR_NOT_ENABLED');
   if (proof.code) {
@@ -176,7 +189,7 @@ export async function disable(em: EntityManager, userId: string, proof: { code?:
     );
     await tx.execute('delete from recovery_code where user_id = ?', [userId]);
     await tx.execute('delete from two_factor_challenge where user_id = ? and consumed_at_utc is null', [userId]);
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: userId,
       action: 'auth.2fa_disabled',
       subjectType: 'User',

@@ -10,7 +10,7 @@ export const interestsRouter = router({
   list: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/users/me/interests', tags: TAGS, summary: 'My interest tags' } })
     .output(interestsOutput)
-    .query(({ ctx }) => interests.listInterests(ctx.em, ctx.user.id)),
+    .query(({ ctx }) => interests.listInterests(ctx)),
 
   add: authedProcedure
     .meta({
@@ -29,7 +29,7 @@ export const interestsRouter = router({
     .input(addInput)
     .output(interestsOutput)
     .mutation(async ({ ctx, input }) => {
-      const result = await interests.addInterest(ctx.em, ctx.user.id, input.interestTag);
+      const result = await interests.addInterest(ctx, input);
       if (!result.added) ctx.resp.status = 200;
       return result.interests;
     }),
@@ -41,5 +41,5 @@ export const interestsRouter = router({
     })
     .input(removeInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => interests.removeInterest(ctx.em, ctx.user.id, input.tag)),
+    .mutation(({ ctx, input }) => interests.removeInterest(ctx, input)),
 });

@@ -1,10 +1,13 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
 import { MAX_INTERESTS_PER_USER } from './interests.schemas.js';
 
 /** The user's tags, oldest first. */
-export async function listInterests(em: EntityManager, userId: string): Promise<string[]> {
+export async function listInterests(ctx: ServiceContext): Promise<string[]> {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const rows = await em.find(UserInterest, { userId }, { orderBy: { createdAtUtc: 'asc', id: 'asc' }, fields: ['tag'] });
   return rows.map((row) => row.tag);
 }
@@ -13,7 +16,10 @@ export async function listInterests(em: EntityManager, userId: string): Promise<
  * Adds a normalized tag unless the user already has it. The 11th distinct tag is a 400. Additions by one user
  * are serialized by a transaction-scoped advisory lock, so concurrent requests cannot pass the limit together.
  */
-export async function addInterest(em: EntityManager, userId: string, tag: string) {
+export async function addInterest(ctx: ServiceContext, input: { interestTag: string }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const tag = input.interestTag;
   const added = await em.transactional(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`user-interests:${userId}`]);
     const existing = await tx.execute<{ tag: string }[]>('select tag from user_interest where user_id = ?', [userId]);
@@ -26,10 +32,10 @@ export async function addInterest(em: EntityManager, userId: string, tag: string
     await tx.flush();
     return true;
   });
-  return { added, interests: await listInterests(em, userId) };
+  return { added, interests: await listInterests(ctx) };
 }
 
 /** Removes the tag; absent is fine (idempotent). */
-export async function removeInterest(em: EntityManager, userId: string, tag: string) {
-  await em.nativeDelete(UserInterest, { userId, tag });
+export async function removeInterest(ctx: ServiceContext, input: { tag: string }) {
+  await ctx.em.nativeDelete(UserInterest, { userId: ctx.user.id, tag: input.tag });
 }

@@ -1,6 +1,6 @@
 /**
  * SQL of the map read paths (entity list, pins), explicit columns and `?` placeholders as
- * `em.getConnection().execute(sql, params)` takes them; a benchmark baseline can run the same text through
+ * run with src/db/sql.ts `runSql`; a benchmark baseline can run the same text through
  * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_territory_idx (entities,
  * and the media reached through them), post_map_pin_idx (posts placed at entities), event (territory_id,
  * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx. The status literals and

@@ -19,7 +19,7 @@ export const mediaConfigRouter = router({
     })
     .input(mediaConfigInput)
     .output(mediaConfigOutput)
-    .query(({ ctx, input }) => mediaConfig.getMediaConfig(ctx.em, input.territoryId)),
+    .query(({ ctx, input }) => mediaConfig.getMediaConfig(ctx, input)),
 
   update: territoryProcedure('CURATOR')
     .meta({
@@ -35,5 +35,5 @@ export const mediaConfigRouter = router({
     })
     .input(updateMediaConfigInput)
     .output(mediaConfigOutput)
-    .mutation(({ ctx, input }) => mediaConfig.updateMediaConfig(ctx.em, ctx.user, input)),
+    .mutation(({ ctx, input }) => mediaConfig.updateMediaConfig(ctx, input)),
 });

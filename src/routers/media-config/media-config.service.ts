@@ -1,65 +1,22 @@
-import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
-import { MEDIA_SECTIONS, TerritoryMediaConfig, type MediaSection, type MediaSectionOverrides } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import { badRequest, notFound, type FieldError } from '../../platform/problems.js';
-import {
-  BOOLEAN_FIELDS,
-  GLOBAL_MEDIA_CONFIG,
-  LIST_FIELDS,
-  NUMBER_FIELDS,
-  type MediaConfigField,
-  type MediaSectionConfig,
-} from './media-config.defaults.js';
+import { LockMode } from '@mikro-orm/postgresql';
+import { audit } from '../../entities/audit.entity.js';
+import { MEDIA_SECTIONS, type MediaSection, type MediaSectionOverrides, TerritoryMediaConfig } from '../../entities/media.entity.js';
+import { badRequest, type FieldError } from '../../platform/problems.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
+import { BOOLEAN_FIELDS, GLOBAL_MEDIA_CONFIG, LIST_FIELDS, NUMBER_FIELDS, type MediaConfigField } from './media-config.defaults.js';
+import { type ConfigRow, effective } from './media-config.queries.js';
 import type { MediaConfigOutput, MediaConfigSectionInput, UpdateMediaConfigInput } from './media-config.schemas.js';
-
-export type EffectiveMediaConfig = Record<MediaSection, MediaSectionConfig>;
-
-type ConfigRow = Pick<InferEntity<typeof TerritoryMediaConfig>, MediaSection | 'updatedAtUtc'>;
-
-/**
- * One section's effective values. A stored value never loosens the global one, even if the global limits were
- * lowered after it was saved: booleans AND, numbers take the minimum, lists intersect.
- */
-function effectiveSection(section: MediaSection, overrides: MediaSectionOverrides | undefined): MediaSectionConfig {
-  const global = GLOBAL_MEDIA_CONFIG[section];
-  const out: MediaSectionConfig = { ...global };
-  for (const field of BOOLEAN_FIELDS) {
-    const value = overrides?.[field];
-    if (typeof value === 'boolean') out[field] = global[field] && value;
-  }
-  for (const field of NUMBER_FIELDS) {
-    const value = overrides?.[field];
-    if (typeof value === 'number') out[field] = Math.min(global[field], value);
-  }
-  for (const field of LIST_FIELDS) {
-    const value = overrides?.[field];
-    if (Array.isArray(value)) out[field] = global[field].filter((mime) => value.includes(mime));
-  }
-  return out;
-}
-
-function effective(row: ConfigRow | null): EffectiveMediaConfig {
-  return Object.fromEntries(MEDIA_SECTIONS.map((s) => [s, effectiveSection(s, row?.[s])])) as EffectiveMediaConfig;
-}
-
-/** The effective media configuration of a territory (no access check: attachment rules read it). */
-export async function effectiveMediaConfig(em: EntityManager, territoryId: string): Promise<EffectiveMediaConfig> {
-  return effective(await em.findOne(TerritoryMediaConfig, { territoryId }));
-}
 
 function toOutput(territoryId: string, row: ConfigRow | null): MediaConfigOutput {
   return { territoryId, ...effective(row), updatedAtUtc: row ? row.updatedAtUtc.toISOString() : null };
 }
 
-async function requireTerritory(em: EntityManager, territoryId: string) {
-  const rows = await em.execute('select 1 from territory where id = ?', [territoryId]);
-  if (rows.length === 0) throw notFound('Territory');
-}
-
 /** Any authenticated user reads a territory's effective configuration (clients check files before uploading). */
-export async function getMediaConfig(em: EntityManager, territoryId: string): Promise<MediaConfigOutput> {
-  await requireTerritory(em, territoryId);
+export async function getMediaConfig(ctx: ServiceContext, input: { territoryId: string }): Promise<MediaConfigOutput> {
+  const { em } = ctx;
+  const { territoryId } = input;
+  await requireTerritory(ctx, territoryId, { status: 'ANY' });
   return toOutput(territoryId, await em.findOne(TerritoryMediaConfig, { territoryId }));
 }
 
@@ -90,7 +47,8 @@ function mergeSection(stored: MediaSectionOverrides, input: MediaConfigSectionIn
  * checked the territory and the capability. Partial: only the sections and fields sent change. Anything above the
  * global limits is a 400 naming each field, and nothing is written. Audited with before/after.
  */
-export async function updateMediaConfig(em: EntityManager, user: AuthUser, input: UpdateMediaConfigInput): Promise<MediaConfigOutput> {
+export async function updateMediaConfig(ctx: ServiceContext, input: UpdateMediaConfigInput): Promise<MediaConfigOutput> {
+  const { em, user } = ctx;
   const { territoryId } = input;
 
   const errors: FieldError[] = [];
@@ -120,7 +78,7 @@ export async function updateMediaConfig(em: EntityManager, user: AuthUser, input
     }
     config.updatedByUserId = user.id;
     config.updatedAtUtc = new Date();
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: user.id,
       action: 'territory.media_config.updated',
       subjectType: 'Territory',

@@ -9,7 +9,7 @@ export const mediaPreferencesRouter = router({
   get: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/user/media-preferences', tags: TAGS, summary: 'My media preferences' } })
     .output(mediaPreferencesOutput)
-    .query(({ ctx }) => mediaPreferences.getMediaPreferences(ctx.em, ctx.user.id)),
+    .query(({ ctx }) => mediaPreferences.getMediaPreferences(ctx)),
 
   update: authedProcedure
     .meta({
@@ -23,5 +23,5 @@ export const mediaPreferencesRouter = router({
     })
     .input(mediaPreferencesInput)
     .output(mediaPreferencesOutput)
-    .mutation(({ ctx, input }) => mediaPreferences.updateMediaPreferences(ctx.em, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => mediaPreferences.updateMediaPreferences(ctx, input)),
 });

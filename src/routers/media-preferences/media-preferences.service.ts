@@ -1,3 +1,4 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MediaPreferencesInput, MediaPreferencesOutput } from './media-preferences.schemas.js';
 
@@ -30,7 +31,9 @@ function toOutput(userId: string, row: Row | undefined): MediaPreferencesOutput 
 }
 
 /** The caller's media preferences, or the defaults when never saved (reading writes nothing). */
-export async function getMediaPreferences(em: EntityManager, userId: string) {
+export async function getMediaPreferences(ctx: ServiceContext) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const rows = await em.execute<Row[]>(`select ${RETURNING} from user_media_preferences where user_id = ?`, [userId]);
   return toOutput(userId, rows[0]);
 }
@@ -39,7 +42,9 @@ export async function getMediaPreferences(em: EntityManager, userId: string) {
  * Merges the given fields into the stored preferences (defaults for the rest on first save). One upsert that
  * touches only the given columns, so concurrent partial updates of different fields both apply.
  */
-export async function updateMediaPreferences(em: EntityManager, userId: string, input: MediaPreferencesInput) {
+export async function updateMediaPreferences(ctx: ServiceContext, input: MediaPreferencesInput) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const given = NAMES.filter((f) => input[f] !== undefined);
   const set = [...given.map((f) => `${FIELDS[f].column} = excluded.${FIELDS[f].column}`), 'updated_at_utc = excluded.updated_at_utc'];
   const rows = await em.execute<Row[]>(

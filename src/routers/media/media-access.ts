@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql } from '../../db/sql.js';
 import type { MediaOwnerType } from '../../entities/media.entity.js';
 import { notFound } from '../../platform/problems.js';
-import type { AuthUser } from '../../platform/service-context.js';
-import type { Storage } from '../../platform/storage.js';
+import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { findLiveMedia } from './media.service.js';
 
 /** Whether the viewer may see the content (post, event...) with this id: the owning domain's own rule. */
@@ -39,10 +38,10 @@ export async function canSeeMedia(em: EntityManager, viewer: AuthUser, asset: { 
  * The asset and its bytes for streaming to the viewer. Media the viewer may not see answers the same 404 as unknown
  * media, so its existence is not revealed; a missing file is a 404 too.
  */
-export async function openMediaFor(em: EntityManager, storage: Storage, viewer: AuthUser, id: string) {
-  const asset = await findLiveMedia(em, id);
-  if (!(await canSeeMedia(em, viewer, asset))) throw notFound('Media');
-  const file = await storage.open(asset.storageKey);
+export async function openMediaFor(ctx: ServiceContext, input: { id: string }) {
+  const asset = await findLiveMedia(ctx.em, input.id);
+  if (!(await canSeeMedia(ctx.em, ctx.user, asset))) throw notFound('Media');
+  const file = await ctx.storage.open(asset.storageKey);
   if (!file) throw notFound('Media file');
   return { asset, file };
 }

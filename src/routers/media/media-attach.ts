@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
 import { badRequest, notFound, type AppError, type ProblemCode } from '../../platform/problems.js';
+import { requireTerritory } from '../../policy/territory-access.js';
 import { MAX_DURATION_SECONDS, type MediaSectionConfig } from '../media-config/media-config.defaults.js';
-import { effectiveMediaConfig } from '../media-config/media-config.service.js';
+import { effectiveMediaConfig } from '../media-config/media-config.queries.js';
 import { isUuid } from '../../platform/ids.js';
 
 /** A media asset as attachment rules and content responses see it. */
@@ -102,8 +103,7 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   const fail = (message: string, code: ProblemCode, id?: string): AppError =>
     badRequest(message, code, [{ field: id !== undefined && id === cover ? 'coverMediaId' : field, message }]);
 
-  const territory = await em.execute<{ enabled_flags: string[] }[]>('select enabled_flags from territory where id = ?', [territoryId]);
-  if (territory.length === 0) throw notFound('Territory');
+  const access = await requireTerritory({ em, user: null, sessionId: null }, territoryId, { status: 'ANY' });
   if (ids.length === 0) return [];
 
   const malformed = ids.find((id) => !isUuid(id));
@@ -145,7 +145,7 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   ]);
   if (attached[0]) throw fail(`Media ${attached[0].media_asset_id} is already attached to other content.`, 'MEDIA_ALREADY_ATTACHED', attached[0].media_asset_id);
 
-  const flags = territory[0]!.enabled_flags;
+  const flags = access.territory.enabledFlags;
   const counts: Record<MediaType, number> = { IMAGE: 0, VIDEO: 0, AUDIO: 0 };
   for (const row of rows) {
     const type = row.mediaType;

@@ -18,5 +18,5 @@ export const mediaRouter = router({
     })
     .input(mediaIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => media.deleteMedia(ctx.em, ctx.deps.storage, ctx.user, input.id)),
+    .mutation(({ ctx, input }) => media.deleteMedia(ctx, input)),
 });

@@ -1,13 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { requireUser } from '../../http/route-auth.js';
 import { readUpload } from '../../http/uploads.js';
 import { zId } from '../../platform/ids.js';
 import { badRequest, validationFailed } from '../../platform/problems.js';
 import { zodFieldErrors } from '../../trpc/init.js';
 import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
-import type { PlainRoutes } from '../../http/plain-routes.js';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
 import { openMediaFor } from './media-access.js';
@@ -24,23 +22,22 @@ const UPLOAD_READ_LIMIT = Math.max(...Object.values(UPLOAD_MAX_BYTES));
 export const mediaRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
-      const user = requireUser(request);
+      const ctx = serviceContextOf(request, deps);
       const upload = await readUpload(request, { field: 'file', maxBytes: UPLOAD_READ_LIMIT, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES });
       const fields = uploadFields.safeParse(upload.fields);
       if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
-      const em = deps.orm.em.fork() as EntityManager;
-      const created = await uploadMedia(em, deps.storage, user.id, upload, fields.data);
+      const created = await uploadMedia(ctx, { upload, fields: fields.data });
       // Content deletions only mark their media; requests that hold the storage purge what is marked.
-      await purgeDeletedMedia(em, deps.storage, 20);
+      await purgeDeletedMedia(ctx.em, ctx.storage, 20);
       return reply.status(201).header('Location', mediaUrl(created.id)).type('application/json').send(mediaAssetOutput.parse(created));
     });
 
     // Media are read as part of feed, event and item pages: the feed-read bucket, not the global one.
     app.get(MEDIA_PATH.replace('{id}', ':id'), { config: { rateLimit: rateLimitRouteConfig(deps.config, 'feedRead') } }, async (request, reply) => {
-      const user = requireUser(request);
+      const ctx = serviceContextOf(request, deps);
       const params = mediaParams.safeParse(request.params);
       if (!params.success) throw validationFailed('id', 'must be a UUID');
-      const { asset, file } = await openMediaFor(deps.orm.em.fork() as EntityManager, deps.storage, user, params.data.id);
+      const { asset, file } = await openMediaFor(ctx, params.data);
       const ext = /\.([a-z0-9]{1,10})$/i.exec(asset.storageKey)?.[1];
       return reply
         .status(200)

@@ -1,5 +1,6 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { MediaAsset, MediaAttachment } from '../../entities/media.entity.js';
 import type { AuthUser } from '../../platform/service-context.js';
 import type { Upload } from '../../platform/upload.js';
@@ -37,7 +38,10 @@ const megabytes = (bytes: number) => `${bytes / (1024 * 1024)} MB`;
  * largest limit; here each type gets its own limit, and video and audio must tell their duration. The bytes are
  * written before the row and removed again when the row cannot be written.
  */
-export async function uploadMedia(em: EntityManager, storage: Storage, userId: string, upload: Upload, fields: UploadFields): Promise<MediaAssetOutput> {
+export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; fields: UploadFields }): Promise<MediaAssetOutput> {
+  const { em, storage } = ctx;
+  const userId = ctx.user.id;
+  const { upload, fields } = input;
   const { mimeType, mediaType } = classifyMime(upload.mimeType);
   const maxBytes = UPLOAD_MAX_BYTES[mediaType];
   if (upload.bytes.length > maxBytes) {
@@ -86,14 +90,16 @@ export async function findLiveMedia(em: EntityManager, id: string): Promise<Medi
  * The uploader deletes their media (someone else: 403). Content showing it loses it (its attachment goes too).
  * Marked and audited in one transaction, then purged.
  */
-export async function deleteMedia(em: EntityManager, storage: Storage, user: AuthUser, id: string): Promise<void> {
+export async function deleteMedia(ctx: ServiceContext, input: { id: string }): Promise<void> {
+  const { em, storage, user } = ctx;
+  const { id } = input;
   await em.transactional(async (tx) => {
     const asset = await tx.findOne(MediaAsset, { id, deletedAtUtc: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!asset) throw notFound('Media');
     if (asset.uploadedByUserId !== user.id) throw forbidden('Only the user who uploaded this media can delete it.');
     await tx.nativeDelete(MediaAttachment, { mediaAssetId: id });
     asset.deletedAtUtc = new Date();
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: user.id,
       action: 'media.deleted',
       subjectType: 'MediaAsset',

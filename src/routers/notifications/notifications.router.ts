@@ -20,13 +20,13 @@ export const notificationsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/notifications', tags: TAGS, summary: 'My notifications, newest first' } })
     .input(listInput)
     .output(z.array(notificationOutput))
-    .query(({ ctx, input }) => notifications.listMine(ctx.em, ctx.user.id, input.skip, input.take)),
+    .query(({ ctx, input }) => notifications.listMine(ctx, input)),
 
   paged: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/notifications/paged', tags: TAGS, summary: 'My notifications, newest first (paged)' } })
     .input(pagedInput)
     .output(notificationPage)
-    .query(({ ctx, input }) => notifications.pageMine(ctx.em, ctx.user.id, input.pageNumber, input.pageSize)),
+    .query(({ ctx, input }) => notifications.pageMine(ctx, input)),
 
   read: authedProcedure
     .meta({
@@ -39,7 +39,7 @@ export const notificationsRouter = router({
     })
     .input(byIdInput)
     .output(notificationOutput)
-    .mutation(({ ctx, input }) => notifications.markRead(ctx.em, ctx.user.id, input.id)),
+    .mutation(({ ctx, input }) => notifications.markRead(ctx, input)),
 
   /** Real time over the tRPC WebSocket (or SSE): each new notification of the caller, from any API process. */
   onNew: authedProcedure

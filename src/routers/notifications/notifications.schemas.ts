@@ -2,7 +2,7 @@ import { isTrackedEnvelope, tracked, type TrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { NOTIFICATION_TYPES } from './notification-types.js';
+import { NOTIFICATION_TYPES } from '../../entities/notification.entity.js';
 
 export const notificationOutput = z
   .object({

@@ -1,5 +1,6 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { NotificationType } from './notification-types.js';
+import type { NotificationType } from '../../entities/notification.entity.js';
 import { notFound } from '../../platform/problems.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import type { NotificationOutput } from './notifications.schemas.js';
@@ -29,7 +30,10 @@ function toOutput(r: NotificationRow): NotificationOutput {
 }
 
 /** The caller's notifications, newest first (index notification_user_created_idx). */
-export async function listMine(em: EntityManager, userId: string, skip: number, take: number) {
+export async function listMine(ctx: ServiceContext, input: { skip: number; take: number }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const { skip, take } = input;
   const rows = await em.execute<NotificationRow[]>(
     `select ${COLUMNS} from notification where user_id = ? order by created_at_utc desc, id desc limit ? offset ?`,
     [userId, take, skip],
@@ -37,10 +41,13 @@ export async function listMine(em: EntityManager, userId: string, skip: number, 
   return rows.map(toOutput);
 }
 
-export async function pageMine(em: EntityManager, userId: string, pageNumber: number, pageSize: number) {
+export async function pageMine(ctx: ServiceContext, input: { pageNumber: number; pageSize: number }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const { pageNumber, pageSize } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
-    listMine(em, userId, offset, limit),
+    listMine(ctx, { skip: offset, take: limit }),
     em.execute<{ n: string }[]>('select count(*)::text as n from notification where user_id = ?', [userId]),
   ]);
   return toPage(rows, Number(count[0]?.n ?? 0), pageNumber, pageSize);
@@ -50,7 +57,10 @@ export async function pageMine(em: EntityManager, userId: string, pageNumber: nu
  * Marks one of the caller's notifications read; reading it again keeps the first read time. Someone else's
  * notification is indistinguishable from a missing one (404).
  */
-export async function markRead(em: EntityManager, userId: string, id: string) {
+export async function markRead(ctx: ServiceContext, input: { id: string }) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const { id } = input;
   const rows = await em.execute<NotificationRow[]>(
     `update notification set read_at_utc = coalesce(read_at_utc, now()) where id = ? and user_id = ? returning ${COLUMNS}`,
     [id, userId],

@@ -4,9 +4,9 @@ import { pgArray } from '../../db/sql.js';
 import { defineJob } from '../../platform/job.js';
 import { newId } from '../../platform/ids.js';
 import type { Realtime } from '../../realtime/realtime.js';
-import { notificationPreferencesOf } from '../preferences/preferences.service.js';
+import { notificationPreferencesOf } from '../preferences/preferences.queries.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
-import type { NotificationType } from './notification-types.js';
+import type { NotificationType } from '../../entities/notification.entity.js';
 import { NOTIFICATION_CHANNEL } from './notifications.live.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 

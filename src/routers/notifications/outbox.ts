@@ -1,6 +1,6 @@
 import { ChangeSetType, type EntityManager, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/postgresql';
 import { OutboxMessage } from '../../entities/notification.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from './notification-types.js';
+import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
 
 /** PostgreSQL channel that tells the dispatcher workers "outbox rows were committed". */
 export const OUTBOX_CHANNEL = 'outbox_pending';

@@ -9,13 +9,13 @@ export const preferencesRouter = router({
   get: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/users/me/preferences', tags: TAGS, summary: 'My preferences (created with the defaults when absent)' } })
     .output(preferencesOutput)
-    .query(({ ctx }) => preferences.getPreferences(ctx.em, ctx.user.id)),
+    .query(({ ctx }) => preferences.getPreferences(ctx)),
 
   updatePrivacy: authedProcedure
     .meta({ openapi: { method: 'PUT', path: '/api/v1/users/me/preferences/privacy', tags: TAGS, summary: 'Replace my privacy preferences' } })
     .input(privacyInput)
     .output(preferencesOutput)
-    .mutation(({ ctx, input }) => preferences.updatePrivacy(ctx.em, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => preferences.updatePrivacy(ctx, input)),
 
   updateNotifications: authedProcedure
     .meta({
@@ -29,5 +29,5 @@ export const preferencesRouter = router({
     })
     .input(notificationsInput)
     .output(preferencesOutput)
-    .mutation(({ ctx, input }) => preferences.updateNotifications(ctx.em, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => preferences.updateNotifications(ctx, input)),
 });

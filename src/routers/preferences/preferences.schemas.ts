@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VISIBILITIES } from '../../entities/preferences.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from '../notifications/notification-types.js';
+import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
 
 const CANONICAL_VISIBILITY = new Map(VISIBILITIES.map((v) => [v.toLowerCase(), v]));
 

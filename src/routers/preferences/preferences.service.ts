@@ -1,7 +1,8 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from '../notifications/notification-types.js';
 import type { NotificationsInput, PreferencesOutput, PrivacyInput } from './preferences.schemas.js';
+import { flagsOf } from './preferences.queries.js';
 
 interface PreferencesRow {
   user_id: string;
@@ -14,11 +15,6 @@ interface PreferencesRow {
 }
 
 const RETURNING = 'user_id, profile_visibility, contact_visibility, share_location, show_memberships, notifications, updated_at_utc';
-
-/** Stored flags are sparse: every type not explicitly switched off is on. */
-function flagsOf(stored: Record<string, unknown> | null | undefined): Record<NotificationType, boolean> {
-  return Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, stored?.[type] !== false])) as Record<NotificationType, boolean>;
-}
 
 function toOutput(row: PreferencesRow): PreferencesOutput {
   return {
@@ -38,7 +34,9 @@ async function selectRow(em: EntityManager, userId: string) {
 }
 
 /** The caller's preferences; the first read creates the row with the defaults (column defaults of the table). */
-export async function getPreferences(em: EntityManager, userId: string) {
+export async function getPreferences(ctx: ServiceContext) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const existing = await selectRow(em, userId);
   if (existing) return toOutput(existing);
   // Two first reads at once: the second insert does nothing and both read the same row.
@@ -49,7 +47,9 @@ export async function getPreferences(em: EntityManager, userId: string) {
 }
 
 /** Replaces the four privacy settings (creating the row when absent). */
-export async function updatePrivacy(em: EntityManager, userId: string, input: PrivacyInput) {
+export async function updatePrivacy(ctx: ServiceContext, input: PrivacyInput) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const rows = await em.execute<PreferencesRow[]>(
     `insert into user_preferences (user_id, created_at_utc, updated_at_utc, profile_visibility, contact_visibility, share_location, show_memberships)
      values (?, now(), now(), ?, ?, ?, ?)
@@ -66,7 +66,9 @@ export async function updatePrivacy(em: EntityManager, userId: string, input: Pr
 }
 
 /** Sets the given flags and keeps the others; merged in the database so concurrent partial updates both apply. */
-export async function updateNotifications(em: EntityManager, userId: string, input: NotificationsInput) {
+export async function updateNotifications(ctx: ServiceContext, input: NotificationsInput) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
   const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => typeof value === 'boolean'));
   const rows = await em.execute<PreferencesRow[]>(
     `insert into user_preferences (user_id, created_at_utc, updated_at_utc, notifications)
@@ -78,18 +80,4 @@ export async function updateNotifications(em: EntityManager, userId: string, inp
     [userId, JSON.stringify(changes)],
   );
   return toOutput(rows[0] as PreferencesRow);
-}
-
-/**
- * The notification flags of each user (the outbox dispatcher filters recipients with it). Users without a
- * preferences row get every flag on; nothing is written.
- */
-export async function notificationPreferencesOf(em: EntityManager, userIds: string[]): Promise<Map<string, Record<NotificationType, boolean>>> {
-  const ids = [...new Set(userIds)];
-  const result = new Map<string, Record<NotificationType, boolean>>();
-  if (ids.length === 0) return result;
-  const rows = await em.find(UserPreferences, { userId: { $in: ids } }, { fields: ['userId', 'notifications'] });
-  const stored = new Map(rows.map((row) => [row.userId, row.notifications as Record<string, unknown>]));
-  for (const id of ids) result.set(id, flagsOf(stored.get(id)));
-  return result;
 }

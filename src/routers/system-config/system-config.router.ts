@@ -10,13 +10,13 @@ export const systemConfigRouter = router({
   list: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/admin/system-config', tags: TAGS, summary: 'List the system configuration' } })
     .output(z.array(systemConfigOutput))
-    .query(({ ctx }) => systemConfig.listEntries(ctx.em)),
+    .query(({ ctx }) => systemConfig.listEntries(ctx)),
 
   byKey: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/admin/system-config/{key}', tags: TAGS, summary: 'Get one system configuration entry' } })
     .input(byKeyInput)
     .output(systemConfigOutput)
-    .query(({ ctx, input }) => systemConfig.getEntry(ctx.em, input.key)),
+    .query(({ ctx, input }) => systemConfig.getEntry(ctx, input)),
 
   put: adminProcedure
     .meta({
@@ -30,5 +30,5 @@ export const systemConfigRouter = router({
     })
     .input(putInput)
     .output(systemConfigOutput)
-    .mutation(({ ctx, input }) => systemConfig.putEntry(ctx.em, ctx.user.id, input)),
+    .mutation(({ ctx, input }) => systemConfig.putEntry(ctx, input)),
 });

@@ -1,5 +1,6 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { SystemConfig } from '../../entities/system-config.entity.js';
 import { notFound, validationFailed } from '../../platform/problems.js';
 import { knownConfigKey } from './system-config.defaults.js';
@@ -25,12 +26,15 @@ function toOutput(row: ConfigRow): SystemConfigOutput {
   };
 }
 
-export async function listEntries(em: EntityManager) {
+export async function listEntries(ctx: ServiceContext) {
+  const { em } = ctx;
   const rows = await em.find(SystemConfig, {}, { orderBy: { key: 'asc' } });
   return rows.map(toOutput);
 }
 
-export async function getEntry(em: EntityManager, key: string) {
+export async function getEntry(ctx: ServiceContext, input: { key: string }) {
+  const { em } = ctx;
+  const { key } = input;
   const row = await em.findOne(SystemConfig, { key });
   if (!row) throw notFound('System configuration key');
   return toOutput(row);
@@ -46,7 +50,9 @@ function validateValue(input: PutInput) {
 }
 
 /** Creates or replaces one setting; audited with the previous value. */
-export async function putEntry(em: EntityManager, actorId: string, input: PutInput) {
+export async function putEntry(ctx: ServiceContext, input: PutInput) {
+  const { em } = ctx;
+  const actorId = ctx.user.id;
   validateValue(input);
   return em.transactional(async (tx) => {
     const previous = await tx.execute<{ value: string }[]>('select value from system_config where key = ? for update', [input.key]);
@@ -65,7 +71,7 @@ export async function putEntry(em: EntityManager, actorId: string, input: PutInp
     );
     const row = rows[0];
     if (!row) throw new Error('system_config upsert returned no row');
-    tx.create(AuditEntry, {
+    audit(tx, {
       actorUserId: actorId,
       action: 'system-config.updated',
       subjectType: 'SystemConfig',

@@ -7,5 +7,5 @@ export const usersRouter = router({
   me: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/users/me', tags: ['Users'], summary: 'The authenticated user' } })
     .output(meOutput)
-    .query(({ ctx }) => me(ctx.em, ctx.user.id)),
+    .query(({ ctx }) => me(ctx)),
 });

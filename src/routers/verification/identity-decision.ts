@@ -2,6 +2,7 @@ import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { type IdentityVerificationStatus, User } from '../../entities/user.entity.js';
 import type { WorkItemOutcome } from '../../entities/work-item.entity.js';
 import { forgetCachedUser } from '../../policy/caller.js';
+import type { WorkItemHandler } from '../work-items/work-item-handlers.js';
 
 /**
  * Locks the user row. Every path that touches both a user and their identity work item (upload, decision) takes
@@ -29,3 +30,10 @@ export async function applyIdentityDecision(em: EntityManager, item: { subjectId
 export function afterIdentityDecision(item: { subjectId: string }) {
   forgetCachedUser(item.subjectId);
 }
+
+/** IDENTITY_VERIFICATION: the user is locked before the work item; the bearer cache forgets them after the commit. */
+export const identityVerificationHandler: WorkItemHandler = {
+  lockSubject: (em, item) => lockIdentitySubject(em, item.subjectId),
+  apply: (em, item, outcome) => applyIdentityDecision(em, item, outcome),
+  afterCommit: (item) => afterIdentityDecision(item),
+};

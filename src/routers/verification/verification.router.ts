@@ -16,5 +16,5 @@ export const verificationRouter = router({
     })
     .input(decideIdentityInput)
     .output(workItemOutput)
-    .mutation(({ ctx, input }) => verification.decideIdentity(ctx.em, input.workItemId, input.outcome, input.notes, ctx.user.id)),
+    .mutation(({ ctx, input }) => verification.decideIdentity(ctx, input)),
 });

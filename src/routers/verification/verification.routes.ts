@@ -1,8 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { requireUser } from '../../http/route-auth.js';
 import { readUpload } from '../../http/uploads.js';
-import type { PlainRoutes } from '../../http/plain-routes.js';
+import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import {
   IDENTITY_DOCUMENT_MAX_BYTES,
   IDENTITY_DOCUMENT_MIME_TYPES,
@@ -17,13 +15,13 @@ const UPLOAD_PATH = '/api/v1/verification/identity/document/upload';
 export const verificationRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
-      const user = requireUser(request);
+      const ctx = serviceContextOf(request, deps);
       const upload = await readUpload(request, {
         field: 'file',
         maxBytes: IDENTITY_DOCUMENT_MAX_BYTES,
         allowedMimeTypes: IDENTITY_DOCUMENT_MIME_TYPES,
       });
-      const result = await submitIdentityDocument(deps.orm.em.fork() as EntityManager, deps.storage, user.id, upload);
+      const result = await submitIdentityDocument(ctx, { upload });
       return reply.status(201).type('application/json').send(identitySubmissionOutput.parse(result));
     });
   },

@@ -1,5 +1,6 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../../entities/audit.entity.js';
+import { audit } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { WorkItem } from '../../entities/work-item.entity.js';
@@ -20,7 +21,10 @@ const alreadyVerified = () => conflict('Your identity is already verified.', 'ID
  * is kept) and a new one is opened, so the queue never holds two items for one user. The bytes are stored
  * before the transaction and removed again when it fails.
  */
-export async function submitIdentityDocument(em: EntityManager, storage: Storage, userId: string, upload: Upload): Promise<IdentitySubmissionOutput> {
+export async function submitIdentityDocument(ctx: ServiceContext, input: { upload: Upload }): Promise<IdentitySubmissionOutput> {
+  const { em, storage } = ctx;
+  const userId = ctx.user.id;
+  const { upload } = input;
   const current = await em.findOne(User, { id: userId });
   if (!current) throw notFound('User');
   if (current.identityVerificationStatus === 'Verified') throw alreadyVerified();
@@ -59,7 +63,7 @@ export async function submitIdentityDocument(em: EntityManager, storage: Storage
         createdByUserId: userId,
       });
       user.identityVerificationStatus = 'Pending';
-      tx.create(AuditEntry, {
+      audit(tx, {
         actorUserId: userId,
         action: 'identity.document_submitted',
         subjectType: 'User',
@@ -78,7 +82,10 @@ export async function submitIdentityDocument(em: EntityManager, storage: Storage
 }
 
 /** The admin's decision on an identity item: Verified or Rejected. Another type or an unknown id: 404. */
-export async function decideIdentity(em: EntityManager, workItemId: string, outcome: 'APPROVED' | 'REJECTED', notes: string | null, actorUserId: string) {
+export async function decideIdentity(ctx: ServiceContext, input: { workItemId: string; outcome: 'APPROVED' | 'REJECTED'; notes: string | null }) {
+  const { em } = ctx;
+  const { workItemId, outcome, notes } = input;
+  const actorUserId = ctx.user.id;
   const item = await findWorkItem(em, workItemId, { type: 'IDENTITY_VERIFICATION' });
   return completeWorkItem(em, item, outcome, notes, actorUserId);
 }

@@ -12,7 +12,7 @@ export const workItemsRouter = router({
     })
     .input(listInput)
     .output(workItemPage)
-    .query(({ ctx, input }) => workItems.listWorkItems(ctx.em, { type: input.type, status: input.status }, input.pageNumber, input.pageSize)),
+    .query(({ ctx, input }) => workItems.listAdminQueue(ctx, input)),
 
   adminComplete: adminProcedure
     .meta({
@@ -25,5 +25,5 @@ export const workItemsRouter = router({
     })
     .input(completeInput)
     .output(workItemOutput)
-    .mutation(({ ctx, input }) => workItems.completeAsAdmin(ctx.em, input.workItemId, input.outcome, input.notes, ctx.user.id)),
+    .mutation(({ ctx, input }) => workItems.completeAsAdmin(ctx, input)),
 });

@@ -1,3 +1,4 @@
+import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import type { TerritoryCapability } from '../../entities/membership.entity.js';
@@ -143,8 +144,16 @@ export async function listWorkItems(
   return toPage(rows.map(toWorkItemOutput), total, pageNumber, pageSize);
 }
 
+/** Admin queue: every item, newest first (the router checks SYSTEM_ADMIN). */
+export function listAdminQueue(ctx: ServiceContext, input: { type?: WorkItemType; status?: WorkItemStatus; pageNumber: number; pageSize: number }) {
+  return listWorkItems(ctx.em, { type: input.type, status: input.status }, input.pageNumber, input.pageSize);
+}
+
 /** Admin queue: SYSTEM_ADMIN completes any item (the router checks the permission). */
-export async function completeAsAdmin(em: EntityManager, workItemId: string, outcome: WorkItemOutcome, notes: string | null, actorUserId: string) {
+export async function completeAsAdmin(ctx: ServiceContext, input: { workItemId: string; outcome: WorkItemOutcome; notes: string | null }) {
+  const { em } = ctx;
+  const { workItemId, outcome, notes } = input;
+  const actorUserId = ctx.user.id;
   const item = await findWorkItem(em, workItemId);
   return completeWorkItem(em, item, outcome, notes, actorUserId);
 }
