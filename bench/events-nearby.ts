@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
 import { toNumberedParams } from '../src/db/sql.js';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from './scenario.js';
 import { CITIES, COUNTRY_BOX, type SeedStep } from './seed.js';
 
 /** People who create and attend the seeded events (the bench user attends none, like most readers). */

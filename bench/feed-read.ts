@@ -14,7 +14,7 @@ import {
 } from '../src/routers/feed/feed.queries.js';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from './scenario.js';
 import type { BenchSize, SeedStep } from './seed.js';
 
 /** Few authors write the whole feed (as in a real neighbourhood, a handful of people post most). */

@@ -9,7 +9,7 @@ import { type MapViewer, type PinFilter, type PinRow, pinsCountQuery, pinsQuery 
 import { PIN_TYPES, type PinType } from '../src/routers/map/map.schemas.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from './scenario.js';
 import type { BenchSize, SeedStep } from './seed.js';
 
 /** People who map places, post and report in the seeded territory. */

@@ -17,7 +17,8 @@ import { createOrm, migrate } from '../src/db/orm.js';
 import { signAccessToken } from '../src/platform/jwt.js';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, stopLoad } from './load.js';
-import { type RequestPair, type Scenario, scenarios, seededRandom } from './scenarios.js';
+import type { RequestPair, Scenario } from './scenario.js';
+import { scenarios, seededRandom } from './scenarios.js';
 import { insertBenchUser, SIZES } from './seed.js';
 
 const smoke = process.argv.includes('--smoke');

@@ -3,42 +3,14 @@
  * for the API and for the bare baseline (autocannon rotates through them so no cache sees one URL), and the
  * baseline route, which runs the API's own SQL through a plain `pg` Pool. Adding a scenario = adding an entry.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
+import type { Scenario } from './scenario.js';
 import { mapPinsScenario } from './map-pins.js';
 import { feedReadScenario } from './feed-read.js';
-
-export interface RequestPair {
-  /** Path and query of the API call. */
-  api: string;
-  /** Path and query of the same call on the baseline server. */
-  baseline: string;
-}
-
-export interface RequestContext {
-  db: pg.Client;
-  /** Seeded random numbers in [0, 1): every run asks the same requests. */
-  random: () => number;
-  /** How many distinct requests to rotate through. */
-  count: number;
-}
-
-export interface Scenario {
-  name: string;
-  seed: SeedStep;
-  /** API calls carry the bench user's bearer token. */
-  authenticated: boolean;
-  requests(ctx: RequestContext): Promise<RequestPair[]>;
-  baseline: {
-    /** Fastify route path on the baseline server. */
-    path: string;
-    handler(pool: pg.Pool, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
-  };
-}
 
 /** Runs one of the API's queries the way a bare service would. */
 export async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
