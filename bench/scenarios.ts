@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
-import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, type SeedStep, territoriesSeed } from './seed.js';
+import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
 import type { Scenario } from './scenario.js';
 import { mapPinsScenario } from './map-pins.js';

@@ -4,7 +4,7 @@ import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../enti
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { conflict, notFound, validationFailed } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type RequireTerritoryOptions } from '../../policy/territory-access.js';
 import { cancelPendingWorkItems, completeWorkItem, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';

@@ -3,7 +3,6 @@ import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
-import type { AppConfig } from '../../config.js';
 import { audit } from '../../entities/audit.entity.js';
 import { RecoveryCode } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';

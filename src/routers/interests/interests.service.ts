@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
 import { MAX_INTERESTS_PER_USER } from './interests.schemas.js';

@@ -4,7 +4,7 @@ import { MEDIA_SECTIONS, type MediaSection, type MediaSectionOverrides, Territor
 import { badRequest, type FieldError } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
-import { BOOLEAN_FIELDS, GLOBAL_MEDIA_CONFIG, LIST_FIELDS, NUMBER_FIELDS, type MediaConfigField } from './media-config.defaults.js';
+import { GLOBAL_MEDIA_CONFIG, type MediaConfigField } from './media-config.defaults.js';
 import { type ConfigRow, effective } from './media-config.queries.js';
 import type { MediaConfigOutput, MediaConfigSectionInput, UpdateMediaConfigInput } from './media-config.schemas.js';
 

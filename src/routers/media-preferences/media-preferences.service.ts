@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MediaPreferencesInput, MediaPreferencesOutput } from './media-preferences.schemas.js';
 
 type Field = keyof MediaPreferencesInput;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
-import { badRequest, notFound, type AppError, type ProblemCode } from '../../platform/problems.js';
+import { badRequest, type AppError, type ProblemCode } from '../../platform/problems.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { MAX_DURATION_SECONDS, type MediaSectionConfig } from '../media-config/media-config.defaults.js';
 import { effectiveMediaConfig } from '../media-config/media-config.queries.js';

@@ -2,7 +2,6 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { MediaAsset, MediaAttachment } from '../../entities/media.entity.js';
-import type { AuthUser } from '../../platform/service-context.js';
 import type { Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';

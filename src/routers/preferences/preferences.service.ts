@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
+import { type Visibility } from '../../entities/preferences.entity.js';
 import type { NotificationsInput, PreferencesOutput, PrivacyInput } from './preferences.schemas.js';
 import { flagsOf } from './preferences.queries.js';
 

@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { SystemConfig } from '../../entities/system-config.entity.js';
 import { notFound, validationFailed } from '../../platform/problems.js';

@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { User, UserPermission } from '../../entities/user.entity.js';
 import { unauthorized } from '../../platform/problems.js';
 import type { MeOutput } from './users.schemas.js';

@@ -1,5 +1,4 @@
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { User } from '../../entities/user.entity.js';
@@ -8,7 +7,6 @@ import { forgetCachedUser } from '../../policy/caller.js';
 import type { Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';
-import type { Storage } from '../../platform/storage.js';
 import { completeWorkItem, createWorkItem, findWorkItem } from '../work-items/work-items.service.js';
 import { lockIdentitySubject } from './identity-decision.js';
 import type { IdentitySubmissionOutput } from './verification.schemas.js';
