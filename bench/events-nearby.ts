@@ -108,7 +108,8 @@ async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
   return out;
 }
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const qs = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 export const eventsNearbyScenario: Scenario = {
   name: 'events nearby',
@@ -141,7 +142,10 @@ export const eventsNearbyScenario: Scenario = {
         }),
       );
       const { rows } = await pool.query<EventRow & { distance_km: number }>(sql, params);
-      const urls = await mediaUrlsOf(pool, rows.map((r) => r.id));
+      const urls = await mediaUrlsOf(
+        pool,
+        rows.map((r) => r.id),
+      );
       return rows.map((r) => nearbyEventJson(r, urls.get(r.id) ?? []));
     },
   },

@@ -5,13 +5,7 @@
  * scenarios.ts.
  */
 import type pg from 'pg';
-import {
-  type FeedFilter,
-  type FeedRow,
-  type FeedViewer,
-  feedCountQuery,
-  feedPageQuery,
-} from '../src/routers/feed/feed.queries.js';
+import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenario.js';
@@ -191,7 +185,8 @@ interface AccessRow {
   capabilities: string[] | null;
 }
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const qs = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 export const feedReadScenario: Scenario = {
   name: 'feed read',
@@ -241,7 +236,10 @@ export const feedReadScenario: Scenario = {
         runQuery<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
         runQuery<{ total: number }>(pool, feedCountQuery(viewer, filter)),
       ]);
-      const media = await mediaUrlsOf(pool, rows.map((r) => r.id));
+      const media = await mediaUrlsOf(
+        pool,
+        rows.map((r) => r.id),
+      );
       return toPage(
         rows.map((r) => feedItemJson(r, media.get(r.id) ?? [])),
         count[0]?.total ?? 0,

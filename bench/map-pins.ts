@@ -173,7 +173,14 @@ async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQu
 
 /** A CSV query value as the API reads it: trimmed, lower-cased, empties dropped, duplicates removed; absent: undefined. */
 function csv(raw: string | undefined): string[] | undefined {
-  const entries = [...new Set((raw ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean))];
+  const entries = [
+    ...new Set(
+      (raw ?? '')
+        .split(',')
+        .map((v) => v.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
   return entries.length > 0 ? entries : undefined;
 }
 
@@ -189,7 +196,8 @@ const FILTERS: Array<Record<string, string>> = [
   { types: 'alert,event' },
 ];
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const qs = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 export const mapPinsScenario: Scenario = {
   name: 'map pins',

@@ -151,9 +151,17 @@ async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChil
     return drive({ ...common, durationSeconds: plan.durationSeconds });
   };
   log(`${scenario.name}: API`);
-  const apiFigures = await load(api, pairs.map((p) => p.api), apiHeaders);
+  const apiFigures = await load(
+    api,
+    pairs.map((p) => p.api),
+    apiHeaders,
+  );
   log(`${scenario.name}: baseline`);
-  const baselineFigures = await load(baseline, pairs.map((p) => p.baseline), {});
+  const baselineFigures = await load(
+    baseline,
+    pairs.map((p) => p.baseline),
+    {},
+  );
   const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
   const rounded = (f: LoadFigures): LoadFigures => ({ ...f, reqPerSec: round(f.reqPerSec, 1) });
   return {
@@ -253,7 +261,9 @@ async function main() {
 
   const broken = results.filter((r) => r.api.failures > 0 || r.baseline.failures > 0 || !r.sameAnswer);
   for (const r of broken) {
-    console.error(`${r.name}: API answers ${JSON.stringify(r.api.statusCodes)}, baseline ${JSON.stringify(r.baseline.statusCodes)}, same answer: ${r.sameAnswer}`);
+    console.error(
+      `${r.name}: API answers ${JSON.stringify(r.api.statusCodes)}, baseline ${JSON.stringify(r.baseline.statusCodes)}, same answer: ${r.sameAnswer}`,
+    );
   }
   return broken.length === 0 ? 0 : 1;
 }

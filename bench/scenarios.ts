@@ -36,7 +36,8 @@ export const territoryJson = (r: TerritoryRow) => ({
 
 type Query = Record<string, string | undefined>;
 const num = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : Number(value));
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const qs = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)] as T;
 
 export const scenarios: Scenario[] = [
@@ -46,10 +47,7 @@ export const scenarios: Scenario[] = [
     authenticated: true,
     async requests({ db, count }) {
       // Spread over the whole table (not the first rows of an index), the same ids every run.
-      const { rows } = await db.query<{ id: string }>(
-        `select id from territory where status = 'ACTIVE' order by md5(id::text) limit $1`,
-        [count],
-      );
+      const { rows } = await db.query<{ id: string }>(`select id from territory where status = 'ACTIVE' order by md5(id::text) limit $1`, [count]);
       return rows.map(({ id }) => ({ api: `/api/v1/territories/${id}`, baseline: `/baseline/territories/${id}` }));
     },
     baseline: {
@@ -116,10 +114,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/search',
       async handler(pool, request) {
         const q = request.query as Query;
-        const rows = await runQuery<TerritoryRow>(
-          pool,
-          searchQuery({ q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) }),
-        );
+        const rows = await runQuery<TerritoryRow>(pool, searchQuery({ q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) }));
         return rows.map(territoryJson);
       },
     },

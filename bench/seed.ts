@@ -56,15 +56,82 @@ export const CITIES: ReadonlyArray<{ city: string; state: string; lat: number; l
   { city: 'Boa Vista', state: 'RR', lat: 2.82, lng: -60.67 },
 ];
 
-export const NAME_PREFIXES = ['Vila', 'Jardim', 'Parque', 'Alto', 'Morro', 'Praia', 'Recanto', 'Lagoa', 'Serra', 'Campo', 'Santa', 'São', 'Bairro', 'Conjunto', 'Chácara'];
-export const NAME_WORDS = [
-  'Aurora', 'Esperança', 'Madalena', 'Primavera', 'das Flores', 'dos Pinheiros', 'Bela Vista', 'Boa Vista', 'Alegre',
-  'Novo Horizonte', 'do Sol', 'da Lua', 'Verde', 'Azul', 'das Palmeiras', 'dos Ipês', 'Paraíso', 'Industrial',
-  'Universitário', 'Central', 'Imperial', 'Colonial', 'Tropical', 'Europa', 'América', 'Brasil', 'Cristina',
-  'Teresa', 'Luzia', 'Helena', 'Marina', 'Clara', 'do Mar', 'da Serra', 'do Vale', 'dos Lagos', 'das Águas',
-  'do Bosque', 'das Acácias', 'Santo Antônio',
+export const NAME_PREFIXES = [
+  'Vila',
+  'Jardim',
+  'Parque',
+  'Alto',
+  'Morro',
+  'Praia',
+  'Recanto',
+  'Lagoa',
+  'Serra',
+  'Campo',
+  'Santa',
+  'São',
+  'Bairro',
+  'Conjunto',
+  'Chácara',
 ];
-const TAGS = ['arts', 'nightlife', 'food', 'commerce', 'heritage', 'hills', 'lagoon', 'nature', 'waterfalls', 'beach', 'university', 'industry', 'market', 'park', 'river'];
+export const NAME_WORDS = [
+  'Aurora',
+  'Esperança',
+  'Madalena',
+  'Primavera',
+  'das Flores',
+  'dos Pinheiros',
+  'Bela Vista',
+  'Boa Vista',
+  'Alegre',
+  'Novo Horizonte',
+  'do Sol',
+  'da Lua',
+  'Verde',
+  'Azul',
+  'das Palmeiras',
+  'dos Ipês',
+  'Paraíso',
+  'Industrial',
+  'Universitário',
+  'Central',
+  'Imperial',
+  'Colonial',
+  'Tropical',
+  'Europa',
+  'América',
+  'Brasil',
+  'Cristina',
+  'Teresa',
+  'Luzia',
+  'Helena',
+  'Marina',
+  'Clara',
+  'do Mar',
+  'da Serra',
+  'do Vale',
+  'dos Lagos',
+  'das Águas',
+  'do Bosque',
+  'das Acácias',
+  'Santo Antônio',
+];
+const TAGS = [
+  'arts',
+  'nightlife',
+  'food',
+  'commerce',
+  'heritage',
+  'hills',
+  'lagoon',
+  'nature',
+  'waterfalls',
+  'beach',
+  'university',
+  'industry',
+  'market',
+  'park',
+  'river',
+];
 
 const sqlText = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const sqlArray = (items: readonly (string | number)[], cast: string) =>
@@ -89,7 +156,8 @@ export const territoriesSeed: SeedStep = {
   async run(db, size) {
     const combos = NAME_PREFIXES.length * NAME_WORDS.length;
     await db.query('select setseed(0.42)');
-    await db.query(`
+    await db.query(
+      `
       insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
       select gen_random_uuid(),
              now() - make_interval(secs => g.i * 300),
@@ -107,8 +175,20 @@ export const territoriesSeed: SeedStep = {
              '{}'::text[]
         from (select i, (i * 7919) % ${CITIES.length} as c, i % 5 <> 0 as clustered from generate_series(0, $1::int - 1) as s(i)) g,
              (select ${sqlArray(NAME_PREFIXES, 'text')} as prefixes, ${sqlArray(NAME_WORDS, 'text')} as words,
-                     ${sqlArray(CITIES.map((c) => c.city), 'text')} as cities, ${sqlArray(CITIES.map((c) => c.state), 'text')} as states,
-                     ${sqlArray(CITIES.map((c) => c.lat), 'float8')} as lats, ${sqlArray(CITIES.map((c) => c.lng), 'float8')} as lngs,
+                     ${sqlArray(
+                       CITIES.map((c) => c.city),
+                       'text',
+                     )} as cities, ${sqlArray(
+                       CITIES.map((c) => c.state),
+                       'text',
+                     )} as states,
+                     ${sqlArray(
+                       CITIES.map((c) => c.lat),
+                       'float8',
+                     )} as lats, ${sqlArray(
+                       CITIES.map((c) => c.lng),
+                       'float8',
+                     )} as lngs,
                      ${sqlArray(TAGS, 'text')} as tags) p`,
       [size.territories],
     );

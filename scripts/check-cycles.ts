@@ -98,7 +98,9 @@ for (const component of fileCycles) console.log(`file cycle:\n${edgesWithin(file
 for (const component of folderCycles) {
   const why = component.flatMap((from) =>
     [...fileGraph].flatMap(([file, targets]) =>
-      domainOf(file) === from ? [...targets].filter((t) => component.includes(domainOf(t) ?? '') && domainOf(t) !== from).map((t) => `    ${file} -> ${t}`) : [],
+      domainOf(file) === from
+        ? [...targets].filter((t) => component.includes(domainOf(t) ?? '') && domainOf(t) !== from).map((t) => `    ${file} -> ${t}`)
+        : [],
     ),
   );
   console.log(`domain folder cycle (${component.join(' <-> ')}):\n${why.join('\n')}`);

@@ -35,11 +35,7 @@ export const API_VERSION = pkg.version;
 let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 /** The OpenAPI document: the same for every app instance of this process, so built once. */
 export function openApiDocument() {
-  cachedDocument ??= buildOpenApiDocument(
-    appRouter,
-    Object.assign({}, csrfOpenApiPaths, ...plainRoutes.map((r) => r.openapi)),
-    API_VERSION,
-  );
+  cachedDocument ??= buildOpenApiDocument(appRouter, Object.assign({}, csrfOpenApiPaths, ...plainRoutes.map((r) => r.openapi)), API_VERSION);
   return cachedDocument;
 }
 

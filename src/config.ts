@@ -70,7 +70,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
-  const corsOrigins = e.Cors__AllowedOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins = e.Cors__AllowedOrigins.split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const trustProviderClaims = e.AUTH__TRUSTPROVIDERCLAIMS ?? !production;
 
   // Requests over a limit are always rejected at once with 429; waiting in a queue is not implemented.
@@ -112,7 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     auth: Object.freeze({
       trustProviderClaims,
       providers: parseProviders(e.AUTH__PROVIDERS),
-      bootstrapAdmins: e.BOOTSTRAP_ADMINS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+      bootstrapAdmins: e.BOOTSTRAP_ADMINS.split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
     }),
     cors: Object.freeze({ allowedOrigins: corsOrigins.length ? corsOrigins : ['*'] }),
     rateLimit: Object.freeze({

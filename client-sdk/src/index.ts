@@ -1,11 +1,4 @@
-import {
-  createTRPCClient,
-  createWSClient,
-  httpBatchLink,
-  splitLink,
-  wsLink,
-  type TRPCClient,
-} from '@trpc/client';
+import { createTRPCClient, createWSClient, httpBatchLink, splitLink, wsLink, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../src/routers/index.js';
 

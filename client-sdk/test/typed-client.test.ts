@@ -31,10 +31,7 @@ describe('typed tRPC client', () => {
     const counter = countingFetch();
     const client = createTerritoryClient({ url: baseUrl, token: user.token, fetch: counter.fetch });
 
-    const [list, one] = await Promise.all([
-      client.territories.list.query({ take: 100 }),
-      client.territories.byId.query({ id: territory.id }),
-    ]);
+    const [list, one] = await Promise.all([client.territories.list.query({ take: 100 }), client.territories.byId.query({ id: territory.id })]);
 
     expect(counter.urls).toHaveLength(1);
     expect(counter.urls[0]).toContain('/trpc/territories.list,territories.byId?batch=1');
@@ -53,7 +50,12 @@ describe('typed tRPC client', () => {
       },
     });
     const created = await client.territories.adminCreate.mutate({
-      name: 'Centro SDK', description: null, city: 'Curitiba', state: 'PR', latitude: -25.43, longitude: -49.27,
+      name: 'Centro SDK',
+      description: null,
+      city: 'Curitiba',
+      state: 'PR',
+      latitude: -25.43,
+      longitude: -49.27,
     });
     expect(created).toMatchObject({ name: 'Centro SDK', status: 'ACTIVE', radiusKm: 5, tags: [] });
     const fetched = await client.territories.byId.query({ id: created.id });

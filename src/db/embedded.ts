@@ -18,7 +18,12 @@ const PASSWORD = 'postgres';
  * Starts a real PostgreSQL from the binaries shipped on npm. `persistent` keeps the cluster between runs
  * (npm start); tests use a throw-away directory.
  */
-export async function startEmbeddedPostgres(options: { dir: string; port: number; persistent: boolean; /** trade durability for speed (tests, benchmarks) */ fast?: boolean }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: {
+  dir: string;
+  port: number;
+  persistent: boolean;
+  /** trade durability for speed (tests, benchmarks) */ fast?: boolean;
+}): Promise<EmbeddedDatabase> {
   const dir = resolve(options.dir);
   mkdirSync(dir, { recursive: true });
   const server = new EmbeddedPostgres({
@@ -30,10 +35,7 @@ export async function startEmbeddedPostgres(options: { dir: string; port: number
     onLog: () => {},
     onError: () => {},
     createPostgresUser: true,
-    postgresFlags: [
-      '-c', 'max_connections=300',
-      ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-    ],
+    postgresFlags: ['-c', 'max_connections=300', ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
   } as ConstructorParameters<typeof EmbeddedPostgres>[0]);
   if (!existsSync(join(dir, 'PG_VERSION'))) await server.initialise();
   await server.start();

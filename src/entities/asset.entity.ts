@@ -39,11 +39,17 @@ export const TerritoryAsset = defineEntity({
     curatedAtUtc: p.datetime().nullable(),
     curatedByUserId: p.uuid().nullable(),
     archivedAtUtc: p.datetime().nullable(),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [
     // The asset list: a territory's assets, newest first (status and type are filters on it).
-    { name: 'territory_asset_territory_idx', expression: `create index "territory_asset_territory_idx" on "territory_asset" ("territory_id", "created_at_utc" desc, "id" desc)` },
+    {
+      name: 'territory_asset_territory_idx',
+      expression: `create index "territory_asset_territory_idx" on "territory_asset" ("territory_id", "created_at_utc" desc, "id" desc)`,
+    },
     // Asset pins: only Active assets are ever pinned.
     {
       name: 'territory_asset_active_idx',

@@ -57,7 +57,10 @@ export const EventParticipation = defineEntity({
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
     status: p.string().length(20).$type<ParticipationStatus>(),
     createdAtUtc: p.datetime().onCreate(() => new Date()),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   // Counts per event and status (the primary key serves "my participation").
   indexes: [{ properties: ['eventId', 'status'] }],

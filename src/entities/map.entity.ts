@@ -29,7 +29,10 @@ export const MapEntity = defineEntity({
     confirmationCount: p.integer().default(0),
     validatedAtUtc: p.datetime().nullable(),
     validatedByUserId: p.uuid().nullable(),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [
     // Entity list and pins: a territory's entities, newest first (status and visibility are filters on it). Not

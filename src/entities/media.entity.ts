@@ -38,7 +38,10 @@ export const MediaAsset = defineEntity({
   },
   indexes: [
     // The purge looks up marked assets only.
-    { name: 'media_asset_deleted_idx', expression: 'create index "media_asset_deleted_idx" on "media_asset" ("deleted_at_utc") where deleted_at_utc is not null' },
+    {
+      name: 'media_asset_deleted_idx',
+      expression: 'create index "media_asset_deleted_idx" on "media_asset" ("deleted_at_utc") where deleted_at_utc is not null',
+    },
   ],
 });
 
@@ -74,6 +77,9 @@ export const TerritoryMediaConfig = defineEntity({
     chat: p.json<MediaSectionOverrides>().default('{}'),
     updatedByUserId: p.uuid().nullable(),
     createdAtUtc: p.datetime().onCreate(() => new Date()),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

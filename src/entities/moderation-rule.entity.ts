@@ -22,8 +22,16 @@ export const TerritoryModerationRule = defineEntity({
     config: p.json<Record<string, unknown>>().default('{}'),
     isActive: p.boolean().default(true),
     createdByUserId: () => p.manyToOne(User).mapToPk().fieldName('created_by_user_id').deleteRule('set null').nullable(),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   // Every post creation reads the territory's active rules.
-  indexes: [{ name: 'territory_moderation_rule_active_idx', expression: `create index "territory_moderation_rule_active_idx" on "territory_moderation_rule" ("territory_id", "rule_type") where is_active` }],
+  indexes: [
+    {
+      name: 'territory_moderation_rule_active_idx',
+      expression: `create index "territory_moderation_rule_active_idx" on "territory_moderation_rule" ("territory_id", "rule_type") where is_active`,
+    },
+  ],
 });

@@ -27,5 +27,10 @@ export const NaturalAsset = defineEntity({
     publishedByUserId: p.uuid().nullable(),
   },
   // The territory's list, newest first (status is a filter on it).
-  indexes: [{ name: 'natural_asset_territory_idx', expression: `create index "natural_asset_territory_idx" on "natural_asset" ("territory_id", "created_at_utc" desc, "id" desc)` }],
+  indexes: [
+    {
+      name: 'natural_asset_territory_idx',
+      expression: `create index "natural_asset_territory_idx" on "natural_asset" ("territory_id", "created_at_utc" desc, "id" desc)`,
+    },
+  ],
 });

@@ -37,7 +37,10 @@ export const Post = defineEntity({
     likeCount: p.integer().default(0),
     commentCount: p.integer().default(0),
     shareCount: p.integer().default(0),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [
     // The feed page: a territory's published posts, newest first (visibility and blocks are filters on it).

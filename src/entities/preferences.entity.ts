@@ -22,7 +22,10 @@ export const UserPreferences = defineEntity({
      */
     notifications: p.json<Partial<Record<NotificationType, boolean>>>().default('{}'),
     createdAtUtc: p.datetime().onCreate(() => new Date()),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -38,7 +41,10 @@ export const UserMediaPreferences = defineEntity({
     autoPlayVideos: p.boolean().default(false),
     autoPlayAudio: p.boolean().default(false),
     createdAtUtc: p.datetime().onCreate(() => new Date()),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -10,7 +10,10 @@ export const SystemConfig = defineEntity({
     category: p.string().length(100).nullable(),
     description: p.string().length(1000).nullable(),
     createdAtUtc: p.datetime().onCreate(() => new Date()),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     updatedByUserId: p.uuid().nullable(),
   },
 });

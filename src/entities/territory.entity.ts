@@ -25,7 +25,10 @@ export type TerritoryFeatureFlag = (typeof TERRITORY_FEATURE_FLAGS)[number];
 
 /** `AlertPosts`, `ALERT_POSTS`, `alert-posts` -> `ALERTPOSTS`; null when it names no known flag. */
 export function normalizeFeatureFlag(name: string): TerritoryFeatureFlag | null {
-  const canonical = name.trim().toUpperCase().replace(/[_\-\s]/g, '');
+  const canonical = name
+    .trim()
+    .toUpperCase()
+    .replace(/[_\-\s]/g, '');
   return (TERRITORY_FEATURE_FLAGS as readonly string[]).includes(canonical) ? (canonical as TerritoryFeatureFlag) : null;
 }
 
@@ -58,17 +61,38 @@ export const Territory = defineEntity({
   },
   indexes: [
     // Nearby: bounding-box prefilter `point(longitude, latitude) <@ box(...)`.
-    { name: 'territory_active_geo_idx', expression: `create index "territory_active_geo_idx" on "territory" using gist (point("longitude", "latitude")) ${ACTIVE}` },
+    {
+      name: 'territory_active_geo_idx',
+      expression: `create index "territory_active_geo_idx" on "territory" using gist (point("longitude", "latitude")) ${ACTIVE}`,
+    },
     // Lists and unfiltered search: ordered by name.
     { name: 'territory_active_name_idx', expression: `create index "territory_active_name_idx" on "territory" ("name", "id") ${ACTIVE}` },
     // Search terms of 3+ characters: `ilike '%term%'` through trigrams.
-    { name: 'territory_active_name_trgm_idx', expression: `create index "territory_active_name_trgm_idx" on "territory" using gin ("name" gin_trgm_ops) ${ACTIVE}` },
-    { name: 'territory_active_city_trgm_idx', expression: `create index "territory_active_city_trgm_idx" on "territory" using gin ("city" gin_trgm_ops) ${ACTIVE}` },
-    { name: 'territory_active_state_trgm_idx', expression: `create index "territory_active_state_trgm_idx" on "territory" using gin ("state" gin_trgm_ops) ${ACTIVE}` },
+    {
+      name: 'territory_active_name_trgm_idx',
+      expression: `create index "territory_active_name_trgm_idx" on "territory" using gin ("name" gin_trgm_ops) ${ACTIVE}`,
+    },
+    {
+      name: 'territory_active_city_trgm_idx',
+      expression: `create index "territory_active_city_trgm_idx" on "territory" using gin ("city" gin_trgm_ops) ${ACTIVE}`,
+    },
+    {
+      name: 'territory_active_state_trgm_idx',
+      expression: `create index "territory_active_state_trgm_idx" on "territory" using gin ("state" gin_trgm_ops) ${ACTIVE}`,
+    },
     // Search terms of 1-2 characters (no trigram to look up, e.g. state=SP): prefix match on lower(column).
-    { name: 'territory_active_name_prefix_idx', expression: `create index "territory_active_name_prefix_idx" on "territory" (lower("name") text_pattern_ops) ${ACTIVE}` },
-    { name: 'territory_active_city_prefix_idx', expression: `create index "territory_active_city_prefix_idx" on "territory" (lower("city") text_pattern_ops) ${ACTIVE}` },
-    { name: 'territory_active_state_prefix_idx', expression: `create index "territory_active_state_prefix_idx" on "territory" (lower("state") text_pattern_ops) ${ACTIVE}` },
+    {
+      name: 'territory_active_name_prefix_idx',
+      expression: `create index "territory_active_name_prefix_idx" on "territory" (lower("name") text_pattern_ops) ${ACTIVE}`,
+    },
+    {
+      name: 'territory_active_city_prefix_idx',
+      expression: `create index "territory_active_city_prefix_idx" on "territory" (lower("city") text_pattern_ops) ${ACTIVE}`,
+    },
+    {
+      name: 'territory_active_state_prefix_idx',
+      expression: `create index "territory_active_state_prefix_idx" on "territory" (lower("state") text_pattern_ops) ${ACTIVE}`,
+    },
   ],
   uniques: [
     // One live territory per name + city + state (case-insensitive, trimmed): makes duplicate suggestions race-safe.
@@ -87,6 +111,9 @@ export const TerritorySelection = defineEntity({
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
     sessionId: p.string().length(200).primary(),
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade'),
-    updatedAtUtc: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAtUtc: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -7,7 +7,6 @@ import { isUuid } from '../platform/ids.js';
 import type { AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
 
-
 export interface RequestAuth {
   user: AuthUser | null;
   /** Why a presented token was refused; protected operations answer 401 with it. */
@@ -33,9 +32,12 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
 
 /** Resolves `Authorization: Bearer` on every request before rate limiting and routing. */
 /** `em` may be the ORM's root EntityManager: the lookup is one raw query, with no identity map involved. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { config: AppConfig; em: EntityManager }) => {
-  app.decorateRequest('auth', null as unknown as RequestAuth);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    request.auth = await resolveBearer(request.headers.authorization, opts.config, opts.em);
-  });
-}, { name: 'auth' });
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { config: AppConfig; em: EntityManager }) => {
+    app.decorateRequest('auth', null as unknown as RequestAuth);
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      request.auth = await resolveBearer(request.headers.authorization, opts.config, opts.em);
+    });
+  },
+  { name: 'auth' },
+);

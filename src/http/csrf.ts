@@ -18,8 +18,7 @@ export const csrfTokenOutput = z
   .meta({ id: 'CsrfToken' });
 
 /** The 403 of a missing or mismatching token (also used for the plugin's own FST_CSRF_* errors). */
-export const invalidCsrfToken = () =>
-  forbidden(`The X-CSRF-Token header is missing or does not match the ${CSRF_COOKIE} cookie.`, 'CSRF_TOKEN_INVALID');
+export const invalidCsrfToken = () => forbidden(`The X-CSRF-Token header is missing or does not match the ${CSRF_COOKIE} cookie.`, 'CSRF_TOKEN_INVALID');
 
 /**
  * Issues an anti-forgery token for this browser: the `__Host-CSRF` cookie keeps the secret (HttpOnly, Secure,
@@ -61,21 +60,24 @@ export const csrfOpenApiPaths: ZodOpenApiPathsObject = {
  * Double-submit CSRF protection through @fastify/csrf-protection (the cookie holds the secret, the header carries a
  * token derived from it). Needs @fastify/cookie registered first.
  */
-export const csrfPlugin = fp(async (app: FastifyInstance) => {
-  await app.register(csrfProtection, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: CSRF_COOKIE,
-    cookieOpts: { path: '/', httpOnly: true, secure: true, sameSite: 'strict' },
-    // Only the header counts: a token in a form field or query string could be planted by another site.
-    getToken: (request) => {
-      const value = request.headers[CSRF_HEADER];
-      return typeof value === 'string' ? value : undefined;
-    },
-  });
+export const csrfPlugin = fp(
+  async (app: FastifyInstance) => {
+    await app.register(csrfProtection, {
+      sessionPlugin: '@fastify/cookie',
+      cookieKey: CSRF_COOKIE,
+      cookieOpts: { path: '/', httpOnly: true, secure: true, sameSite: 'strict' },
+      // Only the header counts: a token in a form field or query string could be planted by another site.
+      getToken: (request) => {
+        const value = request.headers[CSRF_HEADER];
+        return typeof value === 'string' ? value : undefined;
+      },
+    });
 
-  app.get(CSRF_TOKEN_PATH, { schema: { hide: true } }, async (_request, reply) => {
-    const token = issueCsrfToken(reply);
-    reply.header('Cache-Control', 'no-store');
-    return { token, headerName: 'X-CSRF-Token' as const };
-  });
-}, { name: 'csrf', dependencies: ['@fastify/cookie'] });
+    app.get(CSRF_TOKEN_PATH, { schema: { hide: true } }, async (_request, reply) => {
+      const token = issueCsrfToken(reply);
+      reply.header('Cache-Control', 'no-store');
+      return { token, headerName: 'X-CSRF-Token' as const };
+    });
+  },
+  { name: 'csrf', dependencies: ['@fastify/cookie'] },
+);

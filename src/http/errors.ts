@@ -89,23 +89,32 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, c: Class
   if (c.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   for (const [name, value] of Object.entries(c.headers ?? {})) reply.header(name, value);
   if (instance.startsWith('/api/v2/')) {
-    return reply.status(c.status).type('application/json').send(journeyError(c.status, c.code, c.detail, c.errors));
+    return reply
+      .status(c.status)
+      .type('application/json')
+      .send(journeyError(c.status, c.code, c.detail, c.errors));
   }
-  return reply.status(c.status).type('application/problem+json').send(problem(c.status, c.code, c.detail, instance, c.errors));
+  return reply
+    .status(c.status)
+    .type('application/problem+json')
+    .send(problem(c.status, c.code, c.detail, instance, c.errors));
 }
 
 /**
  * Every error leaves as problem details (v1) or the journeys error body (v2). 5xx bodies never carry the
  * internal message; the log does.
  */
-export const errorsPlugin = fp(async (app: FastifyInstance) => {
-  app.setErrorHandler((error, request, reply) => {
-    const c = classifyError(error);
-    if (c.status >= 500) request.log.error({ err: error }, 'request failed');
-    else if (c.code === 'INVALID_VALUE') request.log.warn({ err: error }, 'a data exception reached the database (missing validation)');
-    return sendError(request, reply, c);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, { status: 404, code: 'NOT_FOUND', detail: `No operation ${request.method} ${request.url.split('?')[0]}.` }),
-  );
-}, { name: 'errors' });
+export const errorsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error, request, reply) => {
+      const c = classifyError(error);
+      if (c.status >= 500) request.log.error({ err: error }, 'request failed');
+      else if (c.code === 'INVALID_VALUE') request.log.warn({ err: error }, 'a data exception reached the database (missing validation)');
+      return sendError(request, reply, c);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendError(request, reply, { status: 404, code: 'NOT_FOUND', detail: `No operation ${request.method} ${request.url.split('?')[0]}.` }),
+    );
+  },
+  { name: 'errors' },
+);

@@ -54,22 +54,25 @@ export function rateLimitRouteConfig(config: AppConfig, bucket: RateBucket) {
 /** Per user when authenticated, else per client IP. Runs after auth (preHandler). */
 const keyOf = (request: FastifyRequest) => (request.auth?.user ? `u:${request.auth.user.id}` : `ip:${request.ip}`);
 
-export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { config: AppConfig }) => {
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'preHandler',
-    max: opts.config.rateLimit.global,
-    timeWindow: opts.config.rateLimit.windowSeconds * 1000,
-    keyGenerator: keyOf,
-    store: SharedStore as never,
-    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
-    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
-    errorResponseBuilder: (request) => {
-      const error = new Error(RATE_LIMIT_DETAIL) as Error & { statusCode: number; rateLimited: boolean; instance: string };
-      error.statusCode = 429;
-      error.rateLimited = true;
-      error.instance = request.url.split('?')[0] ?? request.url;
-      return error;
-    },
-  });
-}, { name: 'rate-limit', dependencies: ['auth'] });
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, opts: { config: AppConfig }) => {
+    await app.register(rateLimit, {
+      global: true,
+      hook: 'preHandler',
+      max: opts.config.rateLimit.global,
+      timeWindow: opts.config.rateLimit.windowSeconds * 1000,
+      keyGenerator: keyOf,
+      store: SharedStore as never,
+      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+      addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
+      errorResponseBuilder: (request) => {
+        const error = new Error(RATE_LIMIT_DETAIL) as Error & { statusCode: number; rateLimited: boolean; instance: string };
+        error.statusCode = 429;
+        error.rateLimited = true;
+        error.instance = request.url.split('?')[0] ?? request.url;
+        return error;
+      },
+    });
+  },
+  { name: 'rate-limit', dependencies: ['auth'] },
+);

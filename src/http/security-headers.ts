@@ -3,31 +3,38 @@ import fp from 'fastify-plugin';
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 // The docs page loads its scripts and styles from this origin only; Swagger UI needs inline styles.
-const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The specification's headers on every response, errors and 404s included. HSTS only over HTTPS
  * (behind a proxy, `X-Forwarded-Proto` decides: the app trusts the proxy in production).
  */
-export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('X-XSS-Protection', '1; mode=block');
-    reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
-    reply.header('Permissions-Policy', 'geolocation=(), microphone=(), camera=()');
-    reply.header('Content-Security-Policy', request.url.startsWith('/docs') ? DOCS_CSP : API_CSP);
-    if (request.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains; preload');
-    return payload;
-  });
-}, { name: 'security-headers' });
+export const securityHeadersPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onSend', async (request, reply, payload) => {
+      reply.header('X-Frame-Options', 'DENY');
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('X-XSS-Protection', '1; mode=block');
+      reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+      reply.header('Permissions-Policy', 'geolocation=(), microphone=(), camera=()');
+      reply.header('Content-Security-Policy', request.url.startsWith('/docs') ? DOCS_CSP : API_CSP);
+      if (request.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains; preload');
+      return payload;
+    });
+  },
+  { name: 'security-headers' },
+);
 
 /** Production: plain HTTP is redirected to HTTPS (health probes excepted, so a load balancer can check). */
-export const httpsRedirectPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.protocol === 'https' || request.url === '/health' || request.url === '/ready') return;
-    const host = request.headers.host;
-    if (!host) return;
-    return reply.redirect(`https://${host}${request.url}`, 308);
-  });
-}, { name: 'https-redirect' });
+export const httpsRedirectPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.protocol === 'https' || request.url === '/health' || request.url === '/ready') return;
+      const host = request.headers.host;
+      if (!host) return;
+      return reply.redirect(`https://${host}${request.url}`, 308);
+    });
+  },
+  { name: 'https-redirect' },
+);

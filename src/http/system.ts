@@ -4,42 +4,45 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import type { AppDeps } from '../trpc/context.js';
 
 /** `/health` (liveness), `/ready` (database and job runner reachable), `/metrics` (Prometheus text). */
-export const systemPlugin = fp(async (app: FastifyInstance, opts: { deps: AppDeps }) => {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method and route',
-    labelNames: ['method', 'route'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: request.method, route, status: reply.statusCode });
-    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
+export const systemPlugin = fp(
+  async (app: FastifyInstance, opts: { deps: AppDeps }) => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    const duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method and route',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      requests.inc({ method: request.method, route, status: reply.statusCode });
+      duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    });
 
-  const noLimit = { rateLimit: false } as const;
-  app.get('/health', { config: noLimit, schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/ready', { config: noLimit, schema: { hide: true } }, async (_request, reply) => {
-    const checks: Record<string, 'ok' | 'down'> = { database: 'ok', jobs: 'ok' };
-    try {
-      await opts.deps.orm.em.getConnection().execute('select 1');
-    } catch {
-      checks.database = 'down';
-    }
-    if (opts.deps.config.jobsEnabled && !opts.deps.jobs.isRunning()) checks.jobs = 'down';
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
-  });
-  app.get('/metrics', { config: noLimit, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  );
-}, { name: 'system' });
+    const noLimit = { rateLimit: false } as const;
+    app.get('/health', { config: noLimit, schema: { hide: true } }, async () => ({ status: 'ok' }));
+    app.get('/ready', { config: noLimit, schema: { hide: true } }, async (_request, reply) => {
+      const checks: Record<string, 'ok' | 'down'> = { database: 'ok', jobs: 'ok' };
+      try {
+        await opts.deps.orm.em.getConnection().execute('select 1');
+      } catch {
+        checks.database = 'down';
+      }
+      if (opts.deps.config.jobsEnabled && !opts.deps.jobs.isRunning()) checks.jobs = 'down';
+      const ready = Object.values(checks).every((v) => v === 'ok');
+      return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    });
+    app.get('/metrics', { config: noLimit, schema: { hide: true } }, async (_request, reply) =>
+      reply.type(registry.contentType).send(await registry.metrics()),
+    );
+  },
+  { name: 'system' },
+);

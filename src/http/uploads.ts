@@ -35,7 +35,9 @@ function formatBytes(bytes: number) {
 function cleanFileName(name: string | undefined): string | null {
   if (!name) return null;
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  const clean = sanitizeText(base).replace(/["\r\n]/g, '').slice(0, 255);
+  const clean = sanitizeText(base)
+    .replace(/["\r\n]/g, '')
+    .slice(0, 255);
   return clean || null;
 }
 
@@ -81,10 +83,7 @@ export async function readUpload(request: FastifyRequest, options: UploadOptions
   }
   const sniffed = await fileTypeFromBuffer(file.bytes);
   if (!sniffed || !options.allowedMimeTypes.includes(sniffed.mime)) {
-    throw badRequest(
-      `Unsupported file type${sniffed ? ` ${sniffed.mime}` : ''}; allowed: ${options.allowedMimeTypes.join(', ')}.`,
-      'UNSUPPORTED_FILE_TYPE',
-    );
+    throw badRequest(`Unsupported file type${sniffed ? ` ${sniffed.mime}` : ''}; allowed: ${options.allowedMimeTypes.join(', ')}.`, 'UNSUPPORTED_FILE_TYPE');
   }
   return { bytes: file.bytes, mimeType: sniffed.mime, ext: sniffed.ext, fileName: cleanFileName(file.name), fields };
 }

@@ -50,7 +50,16 @@ export async function readFailedJobs(run: SqlRunner, queue: string, offset: numb
       order by completed_on desc nulls last, id limit $2 offset $3`,
     [queue, limit, offset],
   );
-  const typed = rows as { id: string; name: string; data: unknown; output: unknown; retry_count: number; created_on: Date; completed_on: Date | null; total: string }[];
+  const typed = rows as {
+    id: string;
+    name: string;
+    data: unknown;
+    output: unknown;
+    retry_count: number;
+    created_on: Date;
+    completed_on: Date | null;
+    total: string;
+  }[];
   let total = Number(typed[0]?.total ?? 0);
   if (typed.length === 0 && offset > 0) {
     const count = await run(`select count(*)::int as n from ${BOSS_SCHEMA}.job where name = $1 and state = 'failed'`, [queue]);

@@ -25,8 +25,7 @@ export function restOperations(router: AnyRouter): RestOperation[] {
   return out;
 }
 
-export const bucketOf = (op: { method: string; meta: AppMeta }): RateBucket =>
-  op.meta.rateLimit ?? (op.method === 'GET' ? 'global' : 'write');
+export const bucketOf = (op: { method: string; meta: AppMeta }): RateBucket => op.meta.rateLimit ?? (op.method === 'GET' ? 'global' : 'write');
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

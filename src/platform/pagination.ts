@@ -8,7 +8,12 @@ export const MAX_OFFSET = 10_000_000;
 
 /** `/paged` input: 1-based page, 1..100 items; out of range is a 400, never silently clamped. */
 export const pageInput = {
-  pageNumber: z.coerce.number().int().min(1).max(MAX_OFFSET / 100).default(1),
+  pageNumber: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_OFFSET / 100)
+    .default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
 

@@ -114,16 +114,14 @@ export class AppError extends TRPCError {
   }
 }
 
-export const badRequest = (message: string, code: ProblemCode = 'BAD_REQUEST', errors?: FieldError[]) =>
-  new AppError('BAD_REQUEST', code, message, { errors });
+export const badRequest = (message: string, code: ProblemCode = 'BAD_REQUEST', errors?: FieldError[]) => new AppError('BAD_REQUEST', code, message, { errors });
 export const validationFailed = (field: string, message: string) =>
   new AppError('BAD_REQUEST', 'VALIDATION_FAILED', `${field}: ${message}`, { errors: [{ field, message }] });
 export const unauthorized = (message = 'Authentication is required.') => new AppError('UNAUTHORIZED', 'UNAUTHORIZED', message);
 export const forbidden = (message = 'You are not allowed to do this.', code: ProblemCode = 'FORBIDDEN') => new AppError('FORBIDDEN', code, message);
 export const notFound = (what: string, code: ProblemCode = 'NOT_FOUND') => new AppError('NOT_FOUND', code, `${what} was not found.`);
 export const conflict = (message: string, code: ProblemCode = 'CONFLICT') => new AppError('CONFLICT', code, message);
-export const tooManyRequests = () =>
-  new AppError('TOO_MANY_REQUESTS', 'RATE_LIMIT_EXCEEDED', RATE_LIMIT_DETAIL, { headers: { 'Retry-After': '60' } });
+export const tooManyRequests = () => new AppError('TOO_MANY_REQUESTS', 'RATE_LIMIT_EXCEEDED', RATE_LIMIT_DETAIL, { headers: { 'Retry-After': '60' } });
 
 /** PostgreSQL "data exception" (SQLSTATE class 22): a client's value that no validation caught. */
 export function isDataException(error: unknown): boolean {

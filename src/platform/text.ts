@@ -24,7 +24,12 @@ export const zText = (opts: { min?: number; max: number }) =>
   z
     .string()
     .transform(sanitizeText)
-    .pipe(z.string().min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty').max(opts.max));
+    .pipe(
+      z
+        .string()
+        .min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty')
+        .max(opts.max),
+    );
 
 export const zOptionalText = (max: number) =>
   z

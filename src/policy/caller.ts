@@ -18,16 +18,16 @@ export function forgetCachedUser(userId: string) {
 export async function loadCaller(em: EntityManager, id: string): Promise<AuthUser | null> {
   const hit = cache.get(id);
   if (hit && hit.until > Date.now()) return hit.user;
-  const rows = await em.getConnection().execute<
-    { id: string; display_name: string; identity_verification_status: IdentityVerificationStatus; permissions: SystemPermission[] | null }[]
-  >(
-    `select u.id, u.display_name, u.identity_verification_status,
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string; display_name: string; identity_verification_status: IdentityVerificationStatus; permissions: SystemPermission[] | null }[]>(
+      `select u.id, u.display_name, u.identity_verification_status,
             array_remove(array_agg(p.permission), null) as permissions
        from app_user u left join user_permission p on p.user_id = u.id
       where u.id = ? and u.deleted_at_utc is null
       group by u.id`,
-    [id],
-  );
+      [id],
+    );
   const row = rows[0];
   const user = row
     ? { id: row.id, displayName: row.display_name, identityVerificationStatus: row.identity_verification_status, permissions: row.permissions ?? [] }
@@ -36,4 +36,3 @@ export async function loadCaller(em: EntityManager, id: string): Promise<AuthUse
   cache.set(id, { user, until: Date.now() + CACHE_MS });
   return user;
 }
-

@@ -128,7 +128,8 @@ function refusalOf(roles: readonly TerritoryRole[]) {
   const [first] = roles;
   if (roles.length === 1 && first && first in ROLE_REFUSALS) return ROLE_REFUSALS[first as keyof typeof ROLE_REFUSALS];
   const capabilities = roles.filter((r): r is TerritoryCapability => r === 'CURATOR' || r === 'MODERATOR');
-  if (capabilities.length === roles.length) return { message: `This operation requires ${capabilities.join(' or ')} in this territory.`, code: 'FORBIDDEN' as const };
+  if (capabilities.length === roles.length)
+    return { message: `This operation requires ${capabilities.join(' or ')} in this territory.`, code: 'FORBIDDEN' as const };
   return { message: 'You are not allowed to do this in this territory.', code: 'FORBIDDEN' as const };
 }
 

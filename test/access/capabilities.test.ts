@@ -14,7 +14,12 @@ const put = (territoryId: string, userId: string, capability: string, caller?: T
 const del = (territoryId: string, userId: string, capability: string, caller?: TestUser) =>
   t.app.inject({ method: 'DELETE', url: url(territoryId, userId, capability), headers: caller?.headers ?? {} });
 const membershipOf = async (territoryId: string, userId: string) =>
-  (await t.sql<{ role: string; capabilities: string[] }>('select role, capabilities from territory_membership where territory_id = $1 and user_id = $2', [territoryId, userId]))[0];
+  (
+    await t.sql<{ role: string; capabilities: string[] }>('select role, capabilities from territory_membership where territory_id = $1 and user_id = $2', [
+      territoryId,
+      userId,
+    ])
+  )[0];
 
 describe('PUT /api/v1/territories/{territoryId}/capabilities/{userId}/{capability}', () => {
   it('a SYSTEM_ADMIN grants CURATOR; a user without membership becomes a VISITOR holding it (audited, idempotent)', async () => {
@@ -104,7 +109,11 @@ describe('PUT /api/v1/territories/{territoryId}/capabilities/{userId}/{capabilit
     const admin = await newAdmin(t);
     const territory = await newTerritory(t);
     const user = await newUser(t);
-    const results = await Promise.all([put(territory.id, user.id, 'CURATOR', admin), put(territory.id, user.id, 'MODERATOR', admin), put(territory.id, user.id, 'CURATOR', admin)]);
+    const results = await Promise.all([
+      put(territory.id, user.id, 'CURATOR', admin),
+      put(territory.id, user.id, 'MODERATOR', admin),
+      put(territory.id, user.id, 'CURATOR', admin),
+    ]);
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(await countRows(t, 'territory_membership', 'territory_id = $1 and user_id = $2', [territory.id, user.id])).toBe(1);
     expect((await membershipOf(territory.id, user.id))?.capabilities.sort()).toEqual(['CURATOR', 'MODERATOR']);

@@ -241,7 +241,9 @@ describe('GET /api/v1/alerts and /alerts/paged', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/alerts/paged', headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}&take=101`, headers: user.headers })).statusCode).toBe(400);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode,
+    ).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=nope`, headers: user.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}` })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts/paged?territoryId=${territory.id}` })).statusCode).toBe(401);
@@ -256,7 +258,12 @@ describe('the same procedures over tRPC', () => {
     const created = await t.app.inject({ method: 'POST', url: '/trpc/alerts.report', headers: reporter.headers, payload: alertBody(territory) });
     expect(created.statusCode).toBe(200);
     const alert = created.json().result.data as { id: string };
-    const decided = await t.app.inject({ method: 'POST', url: '/trpc/alerts.validate', headers: curator.headers, payload: { alertId: alert.id, validated: true } });
+    const decided = await t.app.inject({
+      method: 'POST',
+      url: '/trpc/alerts.validate',
+      headers: curator.headers,
+      payload: { alertId: alert.id, validated: true },
+    });
     expect(decided.json().result.data).toMatchObject({ id: alert.id, status: 'VALIDATED' });
   });
 });

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -49,7 +60,11 @@ async function created(user: TestUser, territory: { id: string }, extra: Record<
 }
 
 const statusOf = async (id: string) => (await t.sql<{ status: string }>('select status from territory_asset where id = $1', [id]))[0]?.status;
-const writes = async () => ({ assets: await countRows(t, 'territory_asset'), items: await countRows(t, 'work_item'), validations: await countRows(t, 'asset_validation') });
+const writes = async () => ({
+  assets: await countRows(t, 'territory_asset'),
+  items: await countRows(t, 'work_item'),
+  validations: await countRows(t, 'asset_validation'),
+});
 
 describe('POST /api/v1/assets', () => {
   let territory: TestTerritory;
@@ -80,7 +95,13 @@ describe('POST /api/v1/assets', () => {
       'select type, status, territory_id, required_capability, subject_type from work_item where subject_id = $1',
       [body.id],
     );
-    expect(item).toEqual({ type: 'ASSET_CURATION', status: 'PENDING', territory_id: territory.id, required_capability: 'CURATOR', subject_type: 'TerritoryAsset' });
+    expect(item).toEqual({
+      type: 'ASSET_CURATION',
+      status: 'PENDING',
+      territory_id: territory.id,
+      required_capability: 'CURATOR',
+      subject_type: 'TerritoryAsset',
+    });
   });
 
   it('lets a curator (and a SYSTEM_ADMIN) register one; other types carry no subtype', async () => {
@@ -99,7 +120,11 @@ describe('POST /api/v1/assets', () => {
 
   it('takes the territory from the X-Session-Id selection', async () => {
     const resident = await newResident(t, territory, { verified: true });
-    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [resident.id, 'assets', territory.id]);
+    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [
+      resident.id,
+      'assets',
+      territory.id,
+    ]);
     const { territoryId: _omit, ...body } = assetBody(territory);
     const res = await call('POST', '/api/v1/assets', resident, body, { 'x-session-id': 'assets' });
     expect(res.statusCode, res.body).toBe(201);
@@ -138,7 +163,10 @@ describe('POST /api/v1/assets', () => {
     for (const [extra, field] of cases) {
       const res = await call('POST', '/api/v1/assets', resident, assetBody(territory, extra));
       expect(res.statusCode, JSON.stringify(extra)).toBe(400);
-      expect(res.json().errors.map((e: { field: string }) => e.field), JSON.stringify(extra)).toContain(field);
+      expect(
+        res.json().errors.map((e: { field: string }) => e.field),
+        JSON.stringify(extra),
+      ).toContain(field);
     }
     expect(await writes()).toEqual(before);
   });
@@ -191,7 +219,11 @@ describe('GET /api/v1/assets (+ /paged) and GET /api/v1/assets/{assetId}', () =>
 
   it('takes the territory from the X-Session-Id selection', async () => {
     const user = await newUser(t);
-    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [user.id, 'list', territory.id]);
+    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [
+      user.id,
+      'list',
+      territory.id,
+    ]);
     const res = await call('GET', '/api/v1/assets', user, undefined, { 'x-session-id': 'list' });
     expect(res.json()).toHaveLength(3);
   });
@@ -345,10 +377,7 @@ describe('PATCH /api/v1/assets/{assetId}', () => {
   it("never lets concurrent edits leave a subtype on a non-natural asset (each edit sees the other's result)", async () => {
     for (let round = 0; round < 5; round++) {
       const asset = await created(creator, territory);
-      const [toCultural, toSpring] = await Promise.all([
-        patch(creator, asset.id, { type: 'cultural' }),
-        patch(creator, asset.id, { subtype: 'spring' }),
-      ]);
+      const [toCultural, toSpring] = await Promise.all([patch(creator, asset.id, { type: 'cultural' }), patch(creator, asset.id, { subtype: 'spring' })]);
       expect(toCultural.statusCode, toCultural.body).toBe(200);
       // Applied after the type change, a subtype is a 400; applied before, the type change clears it.
       expect([200, 400]).toContain(toSpring.statusCode);
@@ -364,7 +393,12 @@ describe('POST /api/v1/assets/{assetId}/validate', () => {
   let residents: TestUser[];
   beforeAll(async () => {
     territory = await newTerritory(t);
-    residents = [await newResident(t, territory, { verified: true }), await newResident(t, territory), await newResident(t, territory), await newResident(t, territory)];
+    residents = [
+      await newResident(t, territory, { verified: true }),
+      await newResident(t, territory),
+      await newResident(t, territory),
+      await newResident(t, territory),
+    ];
     asset = await created(residents[0]!, territory);
   });
   const validate = (user: TestUser | null, id: string) => call('POST', `/api/v1/assets/${id}/validate`, user);

@@ -8,8 +8,7 @@ export function newIdentity(overrides: Record<string, unknown> = {}) {
   return { authProvider: 'google', externalId: `ext-${n}`, displayName: `Person ${n}`, foreignDocument: `P${n}`, ...overrides };
 }
 
-export const socialLogin = (t: TestApp, body: Record<string, unknown>) =>
-  t.app.inject({ method: 'POST', url: '/api/v1/auth/social', payload: body });
+export const socialLogin = (t: TestApp, body: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/auth/social', payload: body });
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 

@@ -153,6 +153,11 @@ describe('rate limit of the auth bucket', () => {
     const limited = await socialLogin(r, newIdentity());
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
-    expect(limited.json()).toMatchObject({ title: 'Too Many Requests', status: 429, detail: 'Rate limit exceeded. Please try again later.', instance: '/api/v1/auth/social' });
+    expect(limited.json()).toMatchObject({
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'Rate limit exceeded. Please try again later.',
+      instance: '/api/v1/auth/social',
+    });
   });
 });

@@ -23,8 +23,7 @@ const advance = (seconds: number) => {
 /** The authenticator app's code at the server's current time. */
 const codeNow = (secret: string) => generate({ secret, epoch: Math.floor(clock.now().getTime() / 1000) });
 
-const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url, payload, headers });
+const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload, headers });
 
 interface Enrolled {
   identity: ReturnType<typeof newIdentity>;
@@ -115,7 +114,7 @@ describe('login with 2FA', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({ twoFactorRequired: true, challengeId: expect.any(String), marker: `2FA_REQUIRED:${body.challengeId}` });
-    expect(await countRows(t, 'two_factor_challenge', 'id = $1 and expires_at_utc > now() + interval \'4 minutes\'', [body.challengeId])).toBe(1);
+    expect(await countRows(t, 'two_factor_challenge', "id = $1 and expires_at_utc > now() + interval '4 minutes'", [body.challengeId])).toBe(1);
 
     advance(30);
     const verify = await post('/api/v1/auth/2fa/verify', { challengeId: body.challengeId, code: await codeNow(user.secret) });
@@ -159,10 +158,9 @@ describe('login with 2FA', () => {
       expect(res.statusCode).toBe(401);
     }
     expect((await post('/api/v1/auth/2fa/verify', { challengeId, code: right })).statusCode).toBe(401);
-    const [row] = await t.sql<{ attempts: number; consumed_at_utc: Date | null }>(
-      'select attempts, consumed_at_utc from two_factor_challenge where id = $1',
-      [challengeId],
-    );
+    const [row] = await t.sql<{ attempts: number; consumed_at_utc: Date | null }>('select attempts, consumed_at_utc from two_factor_challenge where id = $1', [
+      challengeId,
+    ]);
     expect(row).toEqual({ attempts: 5, consumed_at_utc: null });
     // A new login gets a new challenge, and the right code still works there.
     expect((await post('/api/v1/auth/2fa/verify', { challengeId: await challenge(user.identity), code: right })).statusCode).toBe(200);

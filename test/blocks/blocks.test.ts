@@ -12,8 +12,7 @@ afterAll(() => t.close());
 
 const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 const PATHS = [(id: string) => `/api/v1/users/${id}/block`, (id: string) => `/api/v1/blocks/users/${id}`];
-const blocks = (blocker: TestUser, blocked: string) =>
-  countRows(t, 'user_block', 'blocker_user_id = $1 and blocked_user_id = $2', [blocker.id, blocked]);
+const blocks = (blocker: TestUser, blocked: string) => countRows(t, 'user_block', 'blocker_user_id = $1 and blocked_user_id = $2', [blocker.id, blocked]);
 const audits = (action: string, actor: TestUser, subject: string) =>
   countRows(t, 'audit_entry', 'action = $1 and actor_user_id = $2 and subject_id = $3', [action, actor.id, subject]);
 
@@ -81,9 +80,7 @@ describe('blocks across both paths and blockedUserIdsOf', () => {
   it('concurrent blocks of the same user write one row', async () => {
     const me = await newUser(t);
     const them = await newUser(t);
-    const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => t.app.inject({ method: 'POST', url: PATHS[i % 2]!(them.id), headers: me.headers })),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => t.app.inject({ method: 'POST', url: PATHS[i % 2]!(them.id), headers: me.headers })));
     expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(204));
     expect(await blocks(me, them.id)).toBe(1);
     expect(await audits('user.blocked', me, them.id)).toBe(1);

@@ -128,7 +128,13 @@ function expectErrorBody(res: LightMyRequestResponse, op: Op) {
     expect(res.json()).toMatchObject({ error: expect.any(String), code: expect.any(String), timestamp: expect.any(String) });
   } else {
     expect(res.headers['content-type']).toContain('application/problem+json');
-    expect(res.json()).toMatchObject({ type: expect.any(String), title: expect.any(String), status: res.statusCode, detail: expect.any(String), code: expect.any(String) });
+    expect(res.json()).toMatchObject({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: res.statusCode,
+      detail: expect.any(String),
+      code: expect.any(String),
+    });
   }
 }
 
@@ -152,7 +158,12 @@ async function journeyHeaders(user: TestUser): Promise<Record<string, string> | 
     method: 'POST',
     url: '/oauth/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'journeys:read journeys:write' }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+      scope: 'journeys:read journeys:write',
+    }).toString(),
   });
   expect(token.statusCode, token.body).toBe(200);
   return { authorization: `Bearer ${(token.json() as { access_token: string }).access_token}`, 'x-user-token': user.token };
@@ -280,11 +291,18 @@ describe('(e) coverage of the specification', () => {
       console.log('coverage: shared/spec/operations.tsv not found next to the repository; set SPEC_OPERATIONS_TSV to compare');
       return;
     }
-    const wanted = readFileSync(tsv, 'utf8').trim().split('\n').slice(1).map((line) => line.split('\t') as [string, string]);
+    const wanted = readFileSync(tsv, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split('\t') as [string, string]);
     const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '');
     const have = new Set(ops.map((op) => `${op.method} ${shape(op.path)}`));
     const missing = wanted.filter(([method, path]) => !have.has(`${method} ${shape(path)}`));
-    const lines = [...missing.map(([method, path]) => `missing: ${method} ${path}`), `${wanted.length - missing.length} of ${wanted.length} documented operations are in the document`];
+    const lines = [
+      ...missing.map(([method, path]) => `missing: ${method} ${path}`),
+      `${wanted.length - missing.length} of ${wanted.length} documented operations are in the document`,
+    ];
     console.log(lines.join('\n'));
     expect(wanted.length).toBeGreaterThan(0);
   });

@@ -366,7 +366,11 @@ describe('GET /api/v1/events/nearby and /events/nearby/paged', () => {
     const user = await newUser(t);
     const wide = await t.app.inject({ method: 'GET', url: `/api/v1/events/nearby?lat=${centre.lat}&lng=${centre.lng}&radiusKm=10`, headers: user.headers });
     expect(wide.json().map((e: { id: string }) => e.id)).toEqual([ids.at1, ids.at3, ids.at8]);
-    const one = await t.app.inject({ method: 'GET', url: `/api/v1/events/nearby?lat=${centre.lat}&lng=${centre.lng}&radiusKm=10&limit=1`, headers: user.headers });
+    const one = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/events/nearby?lat=${centre.lat}&lng=${centre.lng}&radiusKm=10&limit=1`,
+      headers: user.headers,
+    });
     expect(one.json().map((e: { id: string }) => e.id)).toEqual([ids.at1]);
   });
 
@@ -423,7 +427,9 @@ describe('POST /api/v1/events/{eventId}/interest and /confirm', () => {
     const event = await created(await newResident(t, territory), territory);
     const user = await newUser(t);
     const results = await Promise.all(
-      ['interest', 'confirm', 'interest', 'confirm'].map((what) => t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/${what}`, headers: user.headers })),
+      ['interest', 'confirm', 'interest', 'confirm'].map((what) =>
+        t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/${what}`, headers: user.headers }),
+      ),
     );
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
     expect(await countRows(t, 'event_participation', 'event_id = $1', [event.id])).toBe(1);

@@ -38,9 +38,17 @@ afterAll(() => t.close());
 
 async function expectIndexed(query: SqlQuery, index: RegExp) {
   const nodes = await planOf(t, query);
-  const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}${n['Relation Name'] ? ` (${n['Relation Name']})` : ''}`).join(' > ');
-  expect(nodes.some((n) => n['Node Type'] === 'Seq Scan' && ['event', 'alert'].includes(n['Relation Name'] ?? '')), summary).toBe(false);
-  expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), summary).toBe(true);
+  const summary = nodes
+    .map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}${n['Relation Name'] ? ` (${n['Relation Name']})` : ''}`)
+    .join(' > ');
+  expect(
+    nodes.some((n) => n['Node Type'] === 'Seq Scan' && ['event', 'alert'].includes(n['Relation Name'] ?? '')),
+    summary,
+  ).toBe(false);
+  expect(
+    nodes.some((n) => index.test(n['Index Name'] ?? '')),
+    summary,
+  ).toBe(true);
 }
 
 describe('event and alert read paths use indexes (EXPLAIN on 6000 events)', () => {

@@ -58,7 +58,18 @@ export async function newTerritory(
   await t.sql(
     `insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
      values ($1, now(), $2, null, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [territory.id, territory.name, territory.city, territory.state, territory.latitude, territory.longitude, opts.radiusKm ?? 5, opts.status ?? 'ACTIVE', opts.tags ?? [], opts.flags ?? []],
+    [
+      territory.id,
+      territory.name,
+      territory.city,
+      territory.state,
+      territory.latitude,
+      territory.longitude,
+      opts.radiusKm ?? 5,
+      opts.status ?? 'ACTIVE',
+      opts.tags ?? [],
+      opts.flags ?? [],
+    ],
   );
   return territory;
 }
@@ -73,7 +84,15 @@ export async function addMembership(
     `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities, geo_verified_at_utc, document_verified_at_utc)
      values ($1, now(), $2, $3, $4, $5, $6, $7)
      on conflict (territory_id, user_id) do update set role = excluded.role, capabilities = excluded.capabilities`,
-    [newId(), territory.id, user.id, opts.role ?? 'VISITOR', opts.capabilities ?? [], opts.geoVerified ? new Date() : null, opts.documentVerified ? new Date() : null],
+    [
+      newId(),
+      territory.id,
+      user.id,
+      opts.role ?? 'VISITOR',
+      opts.capabilities ?? [],
+      opts.geoVerified ? new Date() : null,
+      opts.documentVerified ? new Date() : null,
+    ],
   );
 }
 

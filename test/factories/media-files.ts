@@ -19,9 +19,7 @@ export const TINY_JPEG_8X8 = b64([
 ]);
 
 /** An 8x8 blue lossy WebP. */
-export const TINY_WEBP = b64([
-  'UklGRjgAAABXRUJQVlA4ICwAAACQAQCdASoIAAgAAgA0JaACdLoAA5gA/vmTb/+QH/+QH/+QH/8gP+IXeyAwAA==',
-]);
+export const TINY_WEBP = b64(['UklGRjgAAABXRUJQVlA4ICwAAACQAQCdASoIAAgAAgA0JaACdLoAA5gA/vmTb/+QH/+QH/+QH/8gP+IXeyAwAA==']);
 
 /** 2 seconds of MPEG layer III (MP3) silence (8 kHz mono, 8 kbit/s, no ID3 or Xing header). */
 export const TINY_MP3 = b64([

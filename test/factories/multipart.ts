@@ -33,10 +33,7 @@ export function multipartBody(files: MultipartFilePart[], fields: Record<string,
 }
 
 /** A 1x1 transparent PNG. */
-export const TINY_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 /** JPEG start-of-image and JFIF header: enough for content sniffing. */
 export const TINY_JPEG = Buffer.concat([

@@ -207,7 +207,9 @@ describe('DELETE /api/v1/feed/{id}', () => {
       expect((await inject('DELETE', `/api/v1/feed/${post.id}`, remover)).statusCode).toBe(204);
       expect(await countRows(t, 'post', 'id = $1', [post.id])).toBe(0);
     }
-    const rows = await t.sql<{ data: { byCurator: boolean } }>(`select data from audit_entry where action = 'post.deleted' and actor_user_id = $1`, [curator.id]);
+    const rows = await t.sql<{ data: { byCurator: boolean } }>(`select data from audit_entry where action = 'post.deleted' and actor_user_id = $1`, [
+      curator.id,
+    ]);
     expect(rows[0]?.data.byCurator).toBe(true);
   });
 

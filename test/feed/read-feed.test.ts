@@ -99,7 +99,12 @@ describe('GET /api/v1/feed: visibility layers (rule 4)', () => {
 
   it('is 401 without a token, 400 on bad query values, 404 for an unknown territory', async () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/feed?territoryId=${territory.id}` })).statusCode).toBe(401);
-    for (const query of ['territoryId=nope', `territoryId=${territory.id}&take=101`, `territoryId=${territory.id}&skip=-1`, `territoryId=${territory.id}&filterByInterests=maybe`]) {
+    for (const query of [
+      'territoryId=nope',
+      `territoryId=${territory.id}&take=101`,
+      `territoryId=${territory.id}&skip=-1`,
+      `territoryId=${territory.id}&filterByInterests=maybe`,
+    ]) {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/feed?${query}`, headers: reader.headers });
       expect(res.statusCode, query).toBe(400);
     }
@@ -173,10 +178,10 @@ describe('GET /api/v1/feed/me and /feed/me/paged', () => {
     const first = await newTerritory(t);
     const second = await newTerritory(t);
     for (const place of [first, second]) {
-      await t.sql(`insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities) values (gen_random_uuid(), now(), $1, $2, 'RESIDENT', '{}')`, [
-        place.id,
-        me.id,
-      ]);
+      await t.sql(
+        `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, capabilities) values (gen_random_uuid(), now(), $1, $2, 'RESIDENT', '{}')`,
+        [place.id, me.id],
+      );
     }
     const a = await postOk(t, me, first.id);
     const b = await postOk(t, me, second.id, { visibility: 'RESIDENTS_ONLY' });

@@ -94,8 +94,7 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     await t.sql('vacuum analyze post');
 
     const em = fork();
-    const explain = async (query: { sql: string; params: unknown[] }) =>
-      JSON.stringify(await em.execute(`explain (format json) ${query.sql}`, query.params));
+    const explain = async (query: { sql: string; params: unknown[] }) => JSON.stringify(await em.execute(`explain (format json) ${query.sql}`, query.params));
     // Tiny joined tables (users, events) may well be scanned; the post table never.
     const seqScanOnPost = (plan: string) => /"Node Type":"Seq Scan"[^{}]*"Relation Name":"post"/.test(plan);
 

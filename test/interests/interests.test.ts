@@ -112,7 +112,7 @@ describe('DELETE /api/v1/users/me/interests/{tag}', () => {
     expect(await list(user)).toEqual(['café']);
   });
 
-  it('only removes the caller\'s own tag', async () => {
+  it("only removes the caller's own tag", async () => {
     const owner = await newUser(t);
     const other = await newUser(t);
     await add(owner, 'birds');

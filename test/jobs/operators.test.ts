@@ -36,7 +36,14 @@ async function statsOf(queue: string) {
 describe('GET /api/v1/admin/jobs', () => {
   it('reports live counts per queue', async () => {
     const before = await statsOf(QUEUE);
-    expect(before).toEqual({ queue: QUEUE, queued: expect.any(Number), active: expect.any(Number), failed: expect.any(Number), deferred: expect.any(Number), total: expect.any(Number) });
+    expect(before).toEqual({
+      queue: QUEUE,
+      queued: expect.any(Number),
+      active: expect.any(Number),
+      failed: expect.any(Number),
+      deferred: expect.any(Number),
+      total: expect.any(Number),
+    });
 
     await t.deps.jobs.boss.send(QUEUE, {}, { startAfter: 3600 });
     await failedJob();

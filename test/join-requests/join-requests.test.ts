@@ -1,15 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addMembership,
-  countRows,
-  newAdmin,
-  newCurator,
-  newResident,
-  newTerritory,
-  newUser,
-  newVisitor,
-  type TestUser,
-} from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -114,13 +104,23 @@ describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
     const requester = await newUser(t);
     const before = await countRows(t, 'join_request');
     const beforeOutbox = await countRows(t, 'outbox_message');
-    for (const payload of [{}, { recipientUserIds: [] }, { recipientUserIds: [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN] }, { recipientUserIds: 'x' }, { recipientUserIds: [UNKNOWN], message: 5 }]) {
+    for (const payload of [
+      {},
+      { recipientUserIds: [] },
+      { recipientUserIds: [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN] },
+      { recipientUserIds: 'x' },
+      { recipientUserIds: [UNKNOWN], message: 5 },
+    ]) {
       const res = await create(requester, territory.id, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
     expect((await create(requester, UNKNOWN, { recipientUserIds: [UNKNOWN] })).statusCode).toBe(404);
-    const anonymous = await t.app.inject({ method: 'POST', url: `/api/v1/territories/${territory.id}/join-requests`, payload: { recipientUserIds: [UNKNOWN] } });
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/territories/${territory.id}/join-requests`,
+      payload: { recipientUserIds: [UNKNOWN] },
+    });
     expect(anonymous.statusCode).toBe(401);
     expect(await countRows(t, 'join_request')).toBe(before);
     expect(await countRows(t, 'outbox_message')).toBe(beforeOutbox);
@@ -155,7 +155,10 @@ describe('join-request creation limit', () => {
     expect((await becomeResident(user, other.id)).statusCode).toBe(201);
 
     // Creations older than the window (24 h) no longer count.
-    await t.sql(`update join_request set created_at_utc = now() - interval '25 hours' where requester_user_id = $1 and territory_id = $2`, [user.id, territory.id]);
+    await t.sql(`update join_request set created_at_utc = now() - interval '25 hours' where requester_user_id = $1 and territory_id = $2`, [
+      user.id,
+      territory.id,
+    ]);
     expect((await becomeResident(user, territory.id)).statusCode).toBe(201);
   });
 
@@ -232,7 +235,11 @@ describe('GET /api/v1/join-requests/incoming (and /paged)', () => {
 
   it('is 400 for bad paging or status, 401 without a token', async () => {
     const user = await newUser(t);
-    for (const url of ['/api/v1/join-requests/incoming?take=101', '/api/v1/join-requests/incoming?status=NOPE', '/api/v1/join-requests/incoming/paged?pageSize=0']) {
+    for (const url of [
+      '/api/v1/join-requests/incoming?take=101',
+      '/api/v1/join-requests/incoming?status=NOPE',
+      '/api/v1/join-requests/incoming/paged?pageSize=0',
+    ]) {
       expect((await t.app.inject({ method: 'GET', url, headers: user.headers })).statusCode, url).toBe(400);
     }
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/join-requests/incoming' })).statusCode).toBe(401);
@@ -357,7 +364,9 @@ describe('approve / reject / cancel', () => {
     const curator = await newCurator(t, territory);
     const requester = await newUser(t);
     await addMembership(t, requester, territory);
-    const tables = await t.sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_name in ('post', 'feed_post')");
+    const tables = await t.sql<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' and table_name in ('post', 'feed_post')",
+    );
     const before = await Promise.all(tables.map((x) => countRows(t, x.table_name)));
     const res = await becomeResident(requester, territory.id);
     expect(res.json().recipientUserIds).toEqual([curator.id]);
@@ -436,8 +445,7 @@ describe('deciding re-checks the recipient eligibility', () => {
 });
 
 describe('GET /api/v1/join-requests/{id}', () => {
-  const get = (user: TestUser | null, id: string) =>
-    t.app.inject({ method: 'GET', url: `/api/v1/join-requests/${id}`, headers: user ? user.headers : {} });
+  const get = (user: TestUser | null, id: string) => t.app.inject({ method: 'GET', url: `/api/v1/join-requests/${id}`, headers: user ? user.headers : {} });
 
   it('answers the JoinRequest to its requester, its recipients, curators of the territory and system admins', async () => {
     const territory = await newTerritory(t);

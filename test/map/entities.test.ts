@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block } from './seed.js';
 
@@ -50,7 +62,6 @@ async function listIds(user: TestUser, territory: { id: string }) {
   return (res.json() as EntityBody[]).map((e) => e.id);
 }
 
-
 describe('POST /api/v1/map/entities', () => {
   let territory: TestTerritory;
   beforeAll(async () => {
@@ -83,7 +94,11 @@ describe('POST /api/v1/map/entities', () => {
 
   it('takes the territory from the X-Session-Id selection', async () => {
     const resident = await newResident(t, territory);
-    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [resident.id, 's-map', territory.id]);
+    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [
+      resident.id,
+      's-map',
+      territory.id,
+    ]);
     const { territoryId: _omit, ...body } = entityBody(territory);
     const res = await suggest(resident, body, { 'x-session-id': 's-map' });
     expect(res.statusCode, res.body).toBe(201);
@@ -180,7 +195,7 @@ describe('GET /api/v1/map/entities (+ /paged): visibility layers', () => {
     expect(await listIds(elsewhere, territory)).not.toContain(residentsOnly.id);
   });
 
-  it("hides the entities of users the caller blocked (and only from the caller)", async () => {
+  it('hides the entities of users the caller blocked (and only from the caller)', async () => {
     const blocker = await newResident(t, territory);
     await block(t, blocker, blockedAuthor);
     const ids = await listIds(blocker, territory);
@@ -195,14 +210,20 @@ describe('GET /api/v1/map/entities (+ /paged): visibility layers', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ pageNumber: 1, pageSize: 2, totalCount: 3, totalPages: 2, hasPreviousPage: false, hasNextPage: true });
     expect(res.json().items).toHaveLength(2);
-    const page2 = await t.app.inject({ method: 'GET', url: `/api/v1/map/entities/paged?territoryId=${territory.id}&pageSize=2&pageNumber=2`, headers: visitor.headers });
+    const page2 = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/map/entities/paged?territoryId=${territory.id}&pageSize=2&pageNumber=2`,
+      headers: visitor.headers,
+    });
     expect(page2.json().items.map((e: EntityBody) => e.id)).toEqual([publicOne.id]);
   });
 
   it('is 401 without a token, 400 for bad paging or ids, 404 for an unknown territory', async () => {
     const user = await newUser(t);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${territory.id}` })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities/paged?territoryId=${territory.id}&pageSize=101`, headers: user.headers })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/map/entities/paged?territoryId=${territory.id}&pageSize=101`, headers: user.headers })).statusCode,
+    ).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${territory.id}&take=0`, headers: user.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=nope`, headers: user.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
@@ -285,7 +306,9 @@ describe('POST /api/v1/map/entities/{entityId}/confirmations', () => {
     const other = await confirm(await newResident(t, territory), entity.id, territory.id);
     expect(other.json()).toMatchObject({ confirmationCount: 2 });
     expect(await countRows(t, 'map_entity_confirmation', 'entity_id = $1', [entity.id])).toBe(2);
-    const [listed] = (await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${territory.id}`, headers: visitor.headers })).json() as EntityBody[];
+    const [listed] = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${territory.id}`, headers: visitor.headers })
+    ).json() as EntityBody[];
     expect(listed).toMatchObject({ id: entity.id, confirmationCount: 2 });
   });
 

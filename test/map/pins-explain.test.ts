@@ -94,10 +94,16 @@ afterAll(() => t.close());
 async function expectIndexed(query: SqlQuery | null, indexes: RegExp[]) {
   expect(query).not.toBeNull();
   const nodes = await planOf(t, query!);
-  const summary = nodes.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
+  const summary = nodes
+    .map((n) => `${n['Node Type']}${n['Relation Name'] ? ` ${n['Relation Name']}` : ''}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`)
+    .join(' > ');
   const seqScans = nodes.filter((n) => n['Node Type'] === 'Seq Scan' && MAP_TABLES.includes(n['Relation Name'] ?? ''));
   expect(seqScans, summary).toEqual([]);
-  for (const index of indexes) expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), `${index} in ${summary}`).toBe(true);
+  for (const index of indexes)
+    expect(
+      nodes.some((n) => index.test(n['Index Name'] ?? '')),
+      `${index} in ${summary}`,
+    ).toBe(true);
 }
 
 const viewer = (over: Partial<MapViewer> = {}): MapViewer => ({ territoryId, residentsOnlyVisible: true, blockedUserIds: [], ...over });
@@ -122,7 +128,10 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
   });
 
   it('the pins count', async () => {
-    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id] }), { types: PIN_TYPES }), [/^map_entity_territory_idx$/, /^territory_asset_active_idx$/]);
+    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id] }), { types: PIN_TYPES }), [
+      /^map_entity_territory_idx$/,
+      /^territory_asset_active_idx$/,
+    ]);
   });
 
   it('the entity list and its count', async () => {

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, newAdmin, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  newAdmin,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block, insertAlert, insertAsset, insertEntity, insertEvent, insertMedia, insertPost } from './seed.js';
 
@@ -40,7 +50,12 @@ describe('GET /api/v1/map/pins', () => {
     blockedAuthor = await newResident(t, territory);
 
     ids.entity = await insertEntity(t, territory, author, { name: 'Bakery', latitude: -23.501, longitude: -46.601 });
-    ids.residentsEntity = await insertEntity(t, territory, author, { name: 'Residents garden', visibility: 'RESIDENTS_ONLY', latitude: -23.502, longitude: -46.602 });
+    ids.residentsEntity = await insertEntity(t, territory, author, {
+      name: 'Residents garden',
+      visibility: 'RESIDENTS_ONLY',
+      latitude: -23.502,
+      longitude: -46.602,
+    });
     ids.rejectedEntity = await insertEntity(t, territory, author, { status: 'REJECTED' });
     ids.blockedEntity = await insertEntity(t, territory, blockedAuthor, { name: 'Blocked bar' });
 
@@ -103,7 +118,15 @@ describe('GET /api/v1/map/pins', () => {
       `media:${ids.postMedia}`,
     ]);
     const byKey = (type: string, id: string | undefined) => list.filter((p) => p.type === type && p.id === id);
-    expect(byKey('entity', ids.entity)[0]).toEqual({ type: 'entity', id: ids.entity, latitude: -23.501, longitude: -46.601, title: 'Bakery', assetType: null, assetSubtype: null });
+    expect(byKey('entity', ids.entity)[0]).toEqual({
+      type: 'entity',
+      id: ids.entity,
+      latitude: -23.501,
+      longitude: -46.601,
+      title: 'Bakery',
+      assetType: null,
+      assetSubtype: null,
+    });
     // A post is placed at its entity.
     expect(byKey('post', ids.post)[0]).toMatchObject({ latitude: -23.501, longitude: -46.601, title: 'Fresh bread' });
     expect(byKey('event', ids.event)[0]).toMatchObject({ latitude: -23.51, longitude: -46.61, title: 'Fair', assetType: null });
@@ -190,7 +213,11 @@ describe('GET /api/v1/map/pins', () => {
 
   it('takes the territory from the X-Session-Id selection', async () => {
     const resident = await newResident(t, territory);
-    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [resident.id, 'pins', territory.id]);
+    await t.sql('insert into territory_selection (user_id, session_id, territory_id, updated_at_utc) values ($1, $2, $3, now())', [
+      resident.id,
+      'pins',
+      territory.id,
+    ]);
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/map/pins?types=entity', headers: { ...resident.headers, 'x-session-id': 'pins' } });
     expect(res.statusCode).toBe(200);
     expect((res.json() as Pin[]).map((p) => p.id)).toContain(ids.entity);
@@ -201,7 +228,11 @@ describe('GET /api/v1/map/pins', () => {
     const all = keys(await pins(resident, territory));
     const seen: string[] = [];
     for (let pageNumber = 1; pageNumber <= 5; pageNumber++) {
-      const res = await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&pageSize=4&pageNumber=${pageNumber}`, headers: resident.headers });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/map/pins/paged?territoryId=${territory.id}&pageSize=4&pageNumber=${pageNumber}`,
+        headers: resident.headers,
+      });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json() as { items: Pin[]; totalCount: number; totalPages: number; hasNextPage: boolean; hasPreviousPage: boolean };
       expect(body.totalCount).toBe(all.length);
@@ -221,7 +252,9 @@ describe('GET /api/v1/map/pins', () => {
     expect(badType.statusCode).toBe(400);
     expect(badType.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'types' }] });
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins?territoryId=${territory.id}&assetId=x`, headers: user.headers })).statusCode).toBe(400);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode).toBe(400);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode,
+    ).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
   });

@@ -22,7 +22,17 @@ export async function insertEntity(
   await t.sql(
     `insert into map_entity (id, created_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status, confirmation_count, updated_at_utc)
      values ($1, $2, $3, $4, $5, 'establishment', $6, $7, $8, $9, 0, $2)`,
-    [id, nextTime(), territory.id, author.id, opts.name ?? `Entity ${id.slice(-4)}`, opts.latitude ?? -23.5, opts.longitude ?? -46.6, opts.visibility ?? 'PUBLIC', opts.status ?? 'SUGGESTED'],
+    [
+      id,
+      nextTime(),
+      territory.id,
+      author.id,
+      opts.name ?? `Entity ${id.slice(-4)}`,
+      opts.latitude ?? -23.5,
+      opts.longitude ?? -46.6,
+      opts.visibility ?? 'PUBLIC',
+      opts.status ?? 'SUGGESTED',
+    ],
   );
   return id;
 }
@@ -37,7 +47,17 @@ export async function insertPost(
   await t.sql(
     `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
      values ($1, $2, $3, $4, $5, 'content', $6, $7, $8, $9, $2)`,
-    [id, nextTime(), territory.id, author.id, opts.title ?? `Post ${id.slice(-4)}`, opts.type ?? 'POST', opts.visibility ?? 'PUBLIC', opts.status ?? 'PUBLISHED', opts.mapEntityId ?? null],
+    [
+      id,
+      nextTime(),
+      territory.id,
+      author.id,
+      opts.title ?? `Post ${id.slice(-4)}`,
+      opts.type ?? 'POST',
+      opts.visibility ?? 'PUBLIC',
+      opts.status ?? 'PUBLISHED',
+      opts.mapEntityId ?? null,
+    ],
   );
   return id;
 }
@@ -52,7 +72,17 @@ export async function insertEvent(
   await t.sql(
     `insert into event (id, created_at_utc, territory_id, title, starts_at_utc, latitude, longitude, status, created_by_user_id, created_by_membership)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'RESIDENT')`,
-    [id, nextTime(), territory.id, opts.title ?? `Event ${id.slice(-4)}`, opts.startsAt ?? nextTime(), opts.latitude ?? -23.52, opts.longitude ?? -46.62, opts.status ?? 'SCHEDULED', author.id],
+    [
+      id,
+      nextTime(),
+      territory.id,
+      opts.title ?? `Event ${id.slice(-4)}`,
+      opts.startsAt ?? nextTime(),
+      opts.latitude ?? -23.52,
+      opts.longitude ?? -46.62,
+      opts.status ?? 'SCHEDULED',
+      author.id,
+    ],
   );
   return id;
 }
@@ -67,7 +97,16 @@ export async function insertAlert(
   await t.sql(
     `insert into alert (id, created_at_utc, territory_id, title, description, latitude, longitude, status, reported_by_user_id)
      values ($1, $2, $3, $4, 'description', $5, $6, $7, $8)`,
-    [id, nextTime(), territory.id, opts.title ?? `Alert ${id.slice(-4)}`, opts.latitude === undefined ? -23.53 : opts.latitude, opts.longitude === undefined ? -46.63 : opts.longitude, opts.status ?? 'VALIDATED', author.id],
+    [
+      id,
+      nextTime(),
+      territory.id,
+      opts.title ?? `Alert ${id.slice(-4)}`,
+      opts.latitude === undefined ? -23.53 : opts.latitude,
+      opts.longitude === undefined ? -46.63 : opts.longitude,
+      opts.status ?? 'VALIDATED',
+      author.id,
+    ],
   );
   return id;
 }
@@ -99,7 +138,12 @@ export async function insertAsset(
 }
 
 /** A media asset attached to a post or an event. */
-export async function insertMedia(t: TestApp, owner: { type: 'POST' | 'EVENT'; id: string }, uploader: TestUser, opts: { title?: string | null; deleted?: boolean } = {}) {
+export async function insertMedia(
+  t: TestApp,
+  owner: { type: 'POST' | 'EVENT'; id: string },
+  uploader: TestUser,
+  opts: { title?: string | null; deleted?: boolean } = {},
+) {
   const id = newId();
   const time = nextTime();
   await t.sql(
@@ -107,10 +151,13 @@ export async function insertMedia(t: TestApp, owner: { type: 'POST' | 'EVENT'; i
      values ($1, $2, $3, 'IMAGE', 'image/png', 68, $4, $5, $6)`,
     [id, time, uploader.id, `test/${id}`, opts.title ?? null, opts.deleted ? time : null],
   );
-  await t.sql(
-    `insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order) values ($1, $2, $3, $4, $5, 0)`,
-    [newId(), time, id, owner.type, owner.id],
-  );
+  await t.sql(`insert into media_attachment (id, created_at_utc, media_asset_id, owner_type, owner_id, display_order) values ($1, $2, $3, $4, $5, 0)`, [
+    newId(),
+    time,
+    id,
+    owner.type,
+    owner.id,
+  ]);
   return id;
 }
 

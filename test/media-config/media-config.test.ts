@@ -104,7 +104,9 @@ describe('PUT /api/v1/territories/{territoryId}/media-config', () => {
     expect(read.json()).toEqual(second.json());
     const [row] = await t.sql<{ posts: object; chat: object }>('select posts, chat from territory_media_config where territory_id = $1', [territory.id]);
     expect(row).toEqual({ posts: { maxMediaCount: 4, allowedImageMimeTypes: ['image/png'] }, chat: { maxAudioSizeBytes: MB } });
-    expect(await countRows(t, 'audit_entry', "action = 'territory.media_config.updated' and subject_id = $1 and actor_user_id = $2", [territory.id, curator.id])).toBe(2);
+    expect(
+      await countRows(t, 'audit_entry', "action = 'territory.media_config.updated' and subject_id = $1 and actor_user_id = $2", [territory.id, curator.id]),
+    ).toBe(2);
 
     const admin = await newAdmin(t);
     const byAdmin = await put(territory.id, admin, { posts: { maxMediaCount: null } });

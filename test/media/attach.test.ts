@@ -172,7 +172,10 @@ describe('assertAttachable: marketplace items', () => {
     const mp4 = await upload(TINY_MP4, 'v.mp4');
     expect(await check('marketplace', [mp4])).toHaveLength(1);
     const webm = await upload(TINY_WEBM, 'v.webm');
-    expect(await refusal(check('marketplace', [webm]))).toMatchObject({ code: 'MEDIA_TYPE_NOT_ALLOWED', message: 'video/webm is not allowed for items in this territory.' });
+    expect(await refusal(check('marketplace', [webm]))).toMatchObject({
+      code: 'MEDIA_TYPE_NOT_ALLOWED',
+      message: 'video/webm is not allowed for items in this territory.',
+    });
     const long = await upload(wavFile(121), 'long.wav');
     expect(await refusal(check('marketplace', [long]))).toMatchObject({ code: 'MEDIA_TOO_LONG' });
   });
@@ -190,7 +193,10 @@ describe('assertAttachable: chat messages', () => {
     const audio = await upload(wavFile(60), 'a.wav');
     expect(await check('chat', [image])).toHaveLength(1);
     expect(await check('chat', [audio])).toHaveLength(1);
-    expect(await refusal(check('chat', [image, audio]))).toMatchObject({ code: 'MEDIA_COUNT_EXCEEDED', message: 'A chat message takes one image or one audio.' });
+    expect(await refusal(check('chat', [image, audio]))).toMatchObject({
+      code: 'MEDIA_COUNT_EXCEEDED',
+      message: 'A chat message takes one image or one audio.',
+    });
     const long = await upload(wavFile(61), 'long.wav');
     expect(await refusal(check('chat', [long]))).toMatchObject({ code: 'MEDIA_TOO_LONG' });
     const bigAudio = await upload(wavOfSize(2 * MB + 1), 'big.wav');
@@ -223,9 +229,15 @@ describe('assertAttachable with a territorial media configuration', () => {
     const bigPng = await upload(padTo(TINY_PNG, 101), 'b.png');
     expect(await check('posts', [png], { territoryId: local.id })).toHaveLength(1);
     expect(await refusal(check('posts', [jpeg], { territoryId: local.id }))).toMatchObject({ code: 'MEDIA_TYPE_NOT_ALLOWED' });
-    expect(await refusal(check('posts', [bigPng], { territoryId: local.id }))).toMatchObject({ code: 'MEDIA_TOO_LARGE', message: expect.stringContaining('100 bytes') });
+    expect(await refusal(check('posts', [bigPng], { territoryId: local.id }))).toMatchObject({
+      code: 'MEDIA_TOO_LARGE',
+      message: expect.stringContaining('100 bytes'),
+    });
     const three = await images(3);
-    expect(await refusal(check('posts', three, { territoryId: local.id }))).toMatchObject({ code: 'MEDIA_COUNT_EXCEEDED', message: 'At most 2 media are allowed in posts in this territory.' });
+    expect(await refusal(check('posts', three, { territoryId: local.id }))).toMatchObject({
+      code: 'MEDIA_COUNT_EXCEEDED',
+      message: 'At most 2 media are allowed in posts in this territory.',
+    });
     const audio = await upload(TINY_MP3, 'a.mp3');
     expect(await refusal(check('events', [], { coverMediaId: audio, territoryId: local.id }))).toMatchObject({
       code: 'MEDIA_TYPE_NOT_ALLOWED',

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+} from '../factories/index.js';
 import {
   mp4HeaderOfSize,
   padTo,
@@ -110,12 +121,22 @@ describe('POST /api/v1/media/upload', () => {
     const user = await newUser(t);
     const { multipartBody } = await import('../factories/multipart.js');
     const noFile = multipartBody([], { title: 'x' });
-    const missing = await t.app.inject({ method: 'POST', url: '/api/v1/media/upload', payload: noFile.payload, headers: { ...noFile.headers, ...user.headers } });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/media/upload',
+      payload: noFile.payload,
+      headers: { ...noFile.headers, ...user.headers },
+    });
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'file' }] });
 
     const wrongField = multipartBody([{ field: 'image', fileName: 'a.png', bytes: TINY_PNG }]);
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/v1/media/upload', payload: wrongField.payload, headers: { ...wrongField.headers, ...user.headers } });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/media/upload',
+      payload: wrongField.payload,
+      headers: { ...wrongField.headers, ...user.headers },
+    });
     expect(wrong.statusCode).toBe(400);
 
     const longTitle = await postMedia(t, user, TINY_PNG, 'a.png', { title: 'x'.repeat(201) });
@@ -203,7 +224,7 @@ describe('GET /api/v1/media/{id}: visibility follows the content showing the med
     expect(res.rawPayload.includes(TINY_PNG)).toBe(false);
   }
 
-  it('RESIDENTS_ONLY post media: 200 for residents, the territory\'s curators and moderators and system admins; 404 for visitors and non-members', async () => {
+  it("RESIDENTS_ONLY post media: 200 for residents, the territory's curators and moderators and system admins; 404 for visitors and non-members", async () => {
     const image = await postedImage('RESIDENTS_ONLY');
     const resident = await get(image.url, await newResident(t, territory));
     expect(resident.statusCode).toBe(200);

@@ -76,7 +76,13 @@ describe('GET /api/v1/memberships/{territoryId}/me and /api/v1/memberships/me', 
     await addMembership(t, user, other, { role: 'VISITOR' });
     const one = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${territory.id}/me`, headers: user.headers });
     expect(one.statusCode).toBe(200);
-    expect(one.json()).toMatchObject({ territoryId: territory.id, userId: user.id, role: 'RESIDENT', residencyVerification: 'DOCUMENTVERIFIED', capabilities: ['CURATOR'] });
+    expect(one.json()).toMatchObject({
+      territoryId: territory.id,
+      userId: user.id,
+      role: 'RESIDENT',
+      residencyVerification: 'DOCUMENTVERIFIED',
+      capabilities: ['CURATOR'],
+    });
     const all = await t.app.inject({ method: 'GET', url: '/api/v1/memberships/me', headers: user.headers });
     expect(all.statusCode).toBe(200);
     expect((all.json() as { territoryId: string }[]).map((m) => m.territoryId).sort()).toEqual([territory.id, other.id].sort());
@@ -142,7 +148,9 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/geo', () => {
     expect(asVisitor.statusCode).toBe(403);
     expect(asVisitor.json()).toMatchObject({ code: 'NOT_RESIDENT' });
     expect((await t.app.inject({ method: 'POST', url, headers: stranger.headers, payload })).statusCode).toBe(403);
-    expect((await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN}/verify-residency/geo`, headers: visitor.headers, payload })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN}/verify-residency/geo`, headers: visitor.headers, payload })).statusCode,
+    ).toBe(404);
     const resident = await newResident(t, territory);
     const bad = await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { latitude: 91, longitude: 0 } });
     expect(bad.statusCode).toBe(400);
@@ -160,7 +168,12 @@ describe('geolocation verification racing a residency transfer', () => {
       const curator = await newCurator(t, to);
       const user = await newUser(t);
       await addMembership(t, user, from, { role: 'RESIDENT' });
-      const request = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
+      const request = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/memberships/transfer-residency',
+        headers: user.headers,
+        payload: { toTerritoryId: to.id },
+      });
       expect(request.statusCode).toBe(201);
       const [geo, approve] = await Promise.all([
         t.app.inject({
@@ -190,7 +203,12 @@ describe('geolocation verification racing a residency transfer', () => {
     const curator = await newCurator(t, to);
     const user = await newUser(t);
     await addMembership(t, user, from, { role: 'RESIDENT' });
-    const request = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
+    const request = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/memberships/transfer-residency',
+      headers: user.headers,
+      payload: { toTerritoryId: to.id },
+    });
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.json().id}/approve`, headers: curator.headers })).statusCode).toBe(200);
     const geo = await t.app.inject({
       method: 'POST',
@@ -290,7 +308,12 @@ describe('POST /api/v1/memberships/transfer-residency', () => {
     const home = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${from.id}/me`, headers: user.headers });
     expect(home.json()).toMatchObject({ role: 'RESIDENT', residencyVerification: 'DOCUMENTVERIFIED' });
 
-    const again = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/memberships/transfer-residency',
+      headers: user.headers,
+      payload: { toTerritoryId: to.id },
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json().id).toBe(request.id);
 

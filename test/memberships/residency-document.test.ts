@@ -30,13 +30,22 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/document/uploa
       expect(res.statusCode).toBe(201);
       const body = res.json() as { evidenceId: string; workItemId: string; status: string };
       expect(body).toEqual({ evidenceId: expect.any(String), workItemId: expect.any(String), status: 'PENDING' });
-      const [evidence] = await t.sql<{ kind: string; territory_id: string; user_id: string }>('select kind, territory_id, user_id from evidence where id = $1', [body.evidenceId]);
+      const [evidence] = await t.sql<{ kind: string; territory_id: string; user_id: string }>(
+        'select kind, territory_id, user_id from evidence where id = $1',
+        [body.evidenceId],
+      );
       expect(evidence).toEqual({ kind: 'RESIDENCY_DOCUMENT', territory_id: territory.id, user_id: resident.id });
       const [item] = await t.sql<{ type: string; status: string; territory_id: string; required_capability: string; payload: { evidenceId: string } }>(
         'select type, status, territory_id, required_capability, payload from work_item where id = $1',
         [body.workItemId],
       );
-      expect(item).toMatchObject({ type: 'RESIDENCY_VERIFICATION', status: 'PENDING', territory_id: territory.id, required_capability: 'CURATOR', payload: { evidenceId: body.evidenceId } });
+      expect(item).toMatchObject({
+        type: 'RESIDENCY_VERIFICATION',
+        status: 'PENDING',
+        territory_id: territory.id,
+        required_capability: 'CURATOR',
+        payload: { evidenceId: body.evidenceId },
+      });
     }
     // A newer document supersedes the pending one: one open item per membership.
     expect(await countRows(t, 'work_item', "type = 'RESIDENCY_VERIFICATION' and status = 'PENDING' and territory_id = $1", [territory.id])).toBe(1);
@@ -100,7 +109,11 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/document {evid
     const again = await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { evidenceId: first.evidenceId } });
     expect(again.statusCode).toBe(201);
     expect(again.json().workItemId).not.toBe(first.workItemId);
-    expect(await countRows(t, 'work_item', "type = 'RESIDENCY_VERIFICATION' and status = 'PENDING' and subject_type = 'TerritoryMembership' and territory_id = $1", [territory.id])).toBe(1);
+    expect(
+      await countRows(t, 'work_item', "type = 'RESIDENCY_VERIFICATION' and status = 'PENDING' and subject_type = 'TerritoryMembership' and territory_id = $1", [
+        territory.id,
+      ]),
+    ).toBe(1);
   });
 
   it("is 404 for someone else's or an unknown evidence, 400 for an identity document or another territory's, 403 for a visitor, 401", async () => {

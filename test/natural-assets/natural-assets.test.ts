@@ -93,7 +93,15 @@ describe('POST /api/v1/territories/{territoryId}/natural-assets', () => {
   it('is 400 for bad input, writing nothing', async () => {
     const resident = await newResident(t, territory, { verified: true });
     const before = await countRows(t, 'natural_asset');
-    for (const extra of [{ type: 'RIVER' }, { type: undefined }, { name: '' }, { name: 'x'.repeat(201) }, { description: 'x'.repeat(1001) }, { latitude: -91 }, { longitude: undefined }]) {
+    for (const extra of [
+      { type: 'RIVER' },
+      { type: undefined },
+      { name: '' },
+      { name: 'x'.repeat(201) },
+      { description: 'x'.repeat(1001) },
+      { latitude: -91 },
+      { longitude: undefined },
+    ]) {
       const res = await create(resident, territory.id, body(extra));
       expect(res.statusCode, JSON.stringify(extra)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });

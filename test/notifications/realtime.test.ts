@@ -132,9 +132,10 @@ describe('notifications.onNew over the tRPC WebSocket', () => {
     const dave = await newUser(a);
     const sub = await subscribe(dave);
     // Both instances' LISTEN connections (this database only: other test files share the server).
-    const killed = await a.sql<{ ok: boolean }>('select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1 and datname = current_database()', [
-      REALTIME_APPLICATION_NAME,
-    ]);
+    const killed = await a.sql<{ ok: boolean }>(
+      'select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1 and datname = current_database()',
+      [REALTIME_APPLICATION_NAME],
+    );
     expect(killed.length).toBeGreaterThanOrEqual(2);
     await notifyFromA([dave], 'After the cut');
     await expect.poll(() => sub.received.map((n) => n.title), { timeout: 20_000 }).toEqual(['After the cut']);

@@ -63,7 +63,10 @@ describe('requireCsrf on an opted-in route', () => {
     expect(calls).toBe(before + 1);
   });
 
-  const forbiddenCases: [string, (s: { cookie: string; token: string; other: string }) => { cookies?: Record<string, string>; headers?: Record<string, string> }][] = [
+  const forbiddenCases: [
+    string,
+    (s: { cookie: string; token: string; other: string }) => { cookies?: Record<string, string>; headers?: Record<string, string> },
+  ][] = [
     ['no header', (s) => ({ cookies: { '__Host-CSRF': s.cookie } })],
     ['no cookie', (s) => ({ headers: { 'x-csrf-token': s.token } })],
     ['a token of another browser', (s) => ({ cookies: { '__Host-CSRF': s.cookie }, headers: { 'x-csrf-token': s.other } })],
@@ -74,7 +77,11 @@ describe('requireCsrf on an opted-in route', () => {
     const mine = await issue();
     const theirs = await issue();
     const before = calls;
-    const res = await t.app.inject({ method: 'POST', url: '/test/csrf-protected', ...build({ cookie: mine.cookie!.value, token: mine.token, other: theirs.token }) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/test/csrf-protected',
+      ...build({ cookie: mine.cookie!.value, token: mine.token, other: theirs.token }),
+    });
     expect(res.statusCode).toBe(403);
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.json()).toMatchObject({ status: 403, title: 'Forbidden', code: 'CSRF_TOKEN_INVALID', instance: '/test/csrf-protected' });

@@ -111,7 +111,10 @@ describe('tRPC errors', () => {
   });
 
   it('an unauthenticated call at /trpc is 401 without a stack', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/trpc/territories.byId?input=${encodeURIComponent(JSON.stringify({ id: '0190a4f6-0000-7000-8000-000000000000' }))}` });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/trpc/territories.byId?input=${encodeURIComponent(JSON.stringify({ id: '0190a4f6-0000-7000-8000-000000000000' }))}`,
+    });
     expect(res.statusCode).toBe(401);
     expect(res.body).not.toContain('stack');
   });

@@ -10,15 +10,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('paging far beyond any list', () => {
-  it.each([
-    '/api/v1/territories?skip=2147483648',
-    '/api/v1/territories/paged?pageNumber=99999999999',
-    '/api/v1/territories/search?q=vila&skip=10000001',
-  ])('%s is a 400', async (url) => {
-    const res = await t.app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
-  });
+  it.each(['/api/v1/territories?skip=2147483648', '/api/v1/territories/paged?pageNumber=99999999999', '/api/v1/territories/search?q=vila&skip=10000001'])(
+    '%s is a 400',
+    async (url) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    },
+  );
 });
 
 describe('NUL bytes, lone surrogates and bidi overrides', () => {

@@ -38,7 +38,11 @@ function startServer(env: Record<string, string>): Promise<{ code: number | null
   });
 }
 
-const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 describe('the server process refuses to start in production with an unsafe configuration', () => {
   const cases: [string, Record<string, string>, string][] = [

@@ -35,8 +35,7 @@ function expectRateLimited(res: LightMyRequestResponse, path: string) {
   });
 }
 
-const get = (url: string, extra: { headers?: Record<string, string>; remoteAddress?: string } = {}) =>
-  t.app.inject({ method: 'GET', url, ...extra });
+const get = (url: string, extra: { headers?: Record<string, string>; remoteAddress?: string } = {}) => t.app.inject({ method: 'GET', url, ...extra });
 
 describe('global bucket (GET /api/v1/territories)', () => {
   it('allows the limit per IP, then answers the 429 of the specification; instance is the path without query', async () => {

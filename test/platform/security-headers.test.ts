@@ -16,7 +16,12 @@ function expectSecurityHeaders(res: LightMyRequestResponse) {
   const csp = String(res.headers['content-security-policy'] ?? '');
   expect(csp).not.toBe('');
   // script-src falls back to default-src when absent: neither may allow inline or eval scripts.
-  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values]),
+  );
   const scripts = directives.get('script-src') ?? directives.get('default-src') ?? [];
   expect(scripts).not.toContain("'unsafe-inline'");
   expect(scripts).not.toContain("'unsafe-eval'");

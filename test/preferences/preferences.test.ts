@@ -132,7 +132,7 @@ describe('PUT /api/v1/users/me/preferences/notifications', () => {
 });
 
 describe('notificationPreferencesOf', () => {
-  it('answers each user\'s flags, all on for users without a row, and writes nothing', async () => {
+  it("answers each user's flags, all on for users without a row, and writes nothing", async () => {
     const quiet = await newUser(t);
     const fresh = await newUser(t);
     await t.app.inject({

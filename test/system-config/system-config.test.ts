@@ -22,13 +22,7 @@ const valueOf = async (key: string) => (await t.sql<{ value: string }>('select v
 describe('seedSystemConfig', () => {
   it('seeds the keys the code reads, idempotently, never overwriting a changed value', async () => {
     const keys = SYSTEM_CONFIG_DEFAULTS.map((d) => d.key);
-    expect(keys).toEqual(
-      expect.arrayContaining([
-        'JoinRequests:MaxCreationsPerWindow',
-        'JoinRequests:WindowHours',
-        'Notifications:DispatchBatchSize',
-      ]),
-    );
+    expect(keys).toEqual(expect.arrayContaining(['JoinRequests:MaxCreationsPerWindow', 'JoinRequests:WindowHours', 'Notifications:DispatchBatchSize']));
     expect(await countRows(t, 'system_config', 'key = any($1)', [keys])).toBe(keys.length);
     expect(await valueOf('JoinRequests:MaxCreationsPerWindow')).toBe('3');
     await t.sql(`update system_config set value = '7' where key = 'Notifications:DispatchBatchSize'`);
@@ -117,7 +111,12 @@ describe('PUT /api/v1/admin/system-config', () => {
   it('updates a seeded key, keeping category and description when omitted; the code reads the new value', async () => {
     const res = await put(admin, { key: 'JoinRequests:WindowHours', value: '12' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ key: 'JoinRequests:WindowHours', value: '12', category: 'JoinRequests', description: expect.stringContaining('window') });
+    expect(res.json()).toMatchObject({
+      key: 'JoinRequests:WindowHours',
+      value: '12',
+      category: 'JoinRequests',
+      description: expect.stringContaining('window'),
+    });
     expect(await readConfigNumber(t.deps.orm.em.fork(), 'JoinRequests:WindowHours', 24)).toBe(12);
     const audit = await t.sql<{ data: Record<string, unknown> }>(
       `select data from audit_entry where action = 'system-config.updated' and subject_id = 'JoinRequests:WindowHours'`,

@@ -60,7 +60,21 @@ describe('GET /api/v1/territories/nearby', () => {
     expect(body[0]).toMatchObject({ name: 'Near', status: 'ACTIVE', description: null, parentTerritoryId: null, tags: [] });
     expect(Object.keys(body[0]!)).not.toEqual(expect.arrayContaining(['role']));
     expect(Object.keys(body[0]!).sort()).toEqual(
-      ['id', 'name', 'description', 'city', 'state', 'latitude', 'longitude', 'radiusKm', 'parentTerritoryId', 'status', 'tags', 'createdAtUtc', 'distanceKm'].sort(),
+      [
+        'id',
+        'name',
+        'description',
+        'city',
+        'state',
+        'latitude',
+        'longitude',
+        'radiusKm',
+        'parentTerritoryId',
+        'status',
+        'tags',
+        'createdAtUtc',
+        'distanceKm',
+      ].sort(),
     );
   });
 
@@ -181,7 +195,7 @@ describe('GET /api/v1/territories and /paged', () => {
     const res = await get('/api/v1/territories/paged?pageSize=100');
     expect(res.statusCode).toBe(200);
     const page = res.json() as { items: Item[]; totalCount: number; pageNumber: number };
-    const [{ n }] = await t.sql<{ n: number }>(`select count(*)::int as n from territory where status = 'ACTIVE'`) as [{ n: number }];
+    const [{ n }] = (await t.sql<{ n: number }>(`select count(*)::int as n from territory where status = 'ACTIVE'`)) as [{ n: number }];
     expect(page.totalCount).toBe(n);
     expect(page.items.every((x) => x.status === 'ACTIVE')).toBe(true);
     const names = page.items.map((x) => x.name);

@@ -23,8 +23,14 @@ afterAll(() => t.close());
 async function expectIndexed(query: SqlQuery, index: RegExp) {
   const nodes = await planOf(t, query);
   const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
-  expect(nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'territory'), summary).toBe(false);
-  expect(nodes.some((n) => index.test(n['Index Name'] ?? '')), summary).toBe(true);
+  expect(
+    nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'territory'),
+    summary,
+  ).toBe(false);
+  expect(
+    nodes.some((n) => index.test(n['Index Name'] ?? '')),
+    summary,
+  ).toBe(true);
 }
 
 describe('territory read paths use indexes (EXPLAIN on 5000 rows)', () => {

@@ -3,16 +3,7 @@ import { hasFlag, normalizeFeatureFlag } from '../../src/entities/territory.enti
 import { AppError } from '../../src/platform/problems.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireTerritory } from '../../src/policy/territory-access.js';
-import {
-  addMembership,
-  countRows,
-  newAdmin,
-  newCurator,
-  newModerator,
-  newResident,
-  newTerritory,
-  newUser,
-} from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -105,8 +96,12 @@ describe('territory selection per session (X-Session-Id)', () => {
 
 /** The territory an operation resolves to (explicit id, else the session's selection): requireTerritory's first step. */
 const resolveTerritoryId = async (em: EntityManager, userId: string, sessionId: string | null | undefined, explicit?: string | null) =>
-  (await requireTerritory({ em, user: { id: userId, displayName: '', identityVerificationStatus: 'Unverified', permissions: [] }, sessionId: sessionId ?? null }, explicit))
-    .territoryId;
+  (
+    await requireTerritory(
+      { em, user: { id: userId, displayName: '', identityVerificationStatus: 'Unverified', permissions: [] }, sessionId: sessionId ?? null },
+      explicit,
+    )
+  ).territoryId;
 
 describe('feature flags', () => {
   it('normalizes names and checks flags', () => {

@@ -93,7 +93,16 @@ describe('POST /api/v1/territories/suggestions', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/territories/suggestions', headers: { ...user.headers, 'content-type': 'application/json' }, payload: '[1]' })).statusCode).toBe(400);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/territories/suggestions',
+          headers: { ...user.headers, 'content-type': 'application/json' },
+          payload: '[1]',
+        })
+      ).statusCode,
+    ).toBe(400);
     expect(await counts()).toEqual(before);
   });
 
@@ -108,7 +117,12 @@ describe('POST /api/v1/territories/suggestions', () => {
     // An ACTIVE territory counts too (also for admin creation).
     expect((await suggest(body({ name: 'moinhos', city: 'porto alegre', state: 'RS' }))).statusCode).toBe(409);
     const admin = await newAdmin(t);
-    const adminDup = await t.app.inject({ method: 'POST', url: '/api/v1/admin/territories', headers: admin.headers, payload: body({ name: 'Moinhos', city: 'Porto Alegre', state: 'RS' }) });
+    const adminDup = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/territories',
+      headers: admin.headers,
+      payload: body({ name: 'Moinhos', city: 'Porto Alegre', state: 'RS' }),
+    });
     expect(adminDup.statusCode).toBe(409);
     expect(await counts()).toEqual(before);
     // Same name elsewhere is fine.

@@ -41,7 +41,12 @@ const queue = (user: TestUser | null, territoryId: string, query = '') =>
 const complete = (user: TestUser | null, territoryId: string, workItemId: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: `/api/v1/territories/${territoryId}/work-items/${workItemId}/complete`, headers: user?.headers ?? {}, payload });
 const decide = (user: TestUser | null, territoryId: string, workItemId: string, payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'POST', url: `/api/v1/territories/${territoryId}/verification/residency/${workItemId}/decide`, headers: user?.headers ?? {}, payload });
+  t.app.inject({
+    method: 'POST',
+    url: `/api/v1/territories/${territoryId}/verification/residency/${workItemId}/decide`,
+    headers: user?.headers ?? {},
+    payload,
+  });
 
 describe('GET /api/v1/territories/{territoryId}/work-items', () => {
   it("lists the territory's items to its curators, moderators and admins (paged, filtered by type and status)", async () => {
@@ -111,7 +116,13 @@ describe('POST /api/v1/territories/{territoryId}/work-items/{workItemId}/complet
 
     const res = await complete(curator, territory.id, workItemId, { outcome: 'APPROVED', notes: 'Bill matches <i>the</i> address' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: workItemId, status: 'COMPLETED', outcome: 'APPROVED', notes: 'Bill matches the address', completedByUserId: curator.id });
+    expect(res.json()).toMatchObject({
+      id: workItemId,
+      status: 'COMPLETED',
+      outcome: 'APPROVED',
+      notes: 'Bill matches the address',
+      completedByUserId: curator.id,
+    });
     const me = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${territory.id}/me`, headers: resident.headers });
     expect(me.json()).toMatchObject({ role: 'RESIDENT', residencyVerification: 'DOCUMENTVERIFIED' });
     expect((await complete(curator, territory.id, workItemId, { outcome: 'REJECTED' })).statusCode).toBe(409);
@@ -151,7 +162,9 @@ describe('POST /api/v1/territories/{territoryId}/verification/residency/{workIte
     const ok = await decide(curator, territory.id, approved.workItemId, { outcome: 'APPROVED' });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ id: approved.workItemId, type: 'RESIDENCY_VERIFICATION', status: 'COMPLETED', outcome: 'APPROVED', notes: null });
-    const [row] = await t.sql<{ document_verified_at_utc: Date | null }>('select document_verified_at_utc from territory_membership where user_id = $1', [approvedResident.id]);
+    const [row] = await t.sql<{ document_verified_at_utc: Date | null }>('select document_verified_at_utc from territory_membership where user_id = $1', [
+      approvedResident.id,
+    ]);
     expect(row?.document_verified_at_utc).not.toBeNull();
     expect(await countRows(t, 'audit_entry', "action = 'work_item.completed' and subject_id = $1", [approved.workItemId])).toBe(1);
 
@@ -186,9 +199,16 @@ describe('POST /api/v1/territories/{territoryId}/verification/residency/{workIte
     const targetCurator = await newCurator(t, target);
     const resident = await newResident(t, home);
     const { workItemId } = await residencySubmission(home.id, resident);
-    const transfer = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: resident.headers, payload: { toTerritoryId: target.id } });
+    const transfer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/memberships/transfer-residency',
+      headers: resident.headers,
+      payload: { toTerritoryId: target.id },
+    });
     expect(transfer.statusCode).toBe(201);
-    expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${transfer.json().id}/approve`, headers: targetCurator.headers })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${transfer.json().id}/approve`, headers: targetCurator.headers })).statusCode,
+    ).toBe(200);
     const [item] = await t.sql<{ status: string }>('select status from work_item where id = $1', [workItemId]);
     expect(item?.status).toBe('CANCELLED');
     expect((await decide(homeCurator, home.id, workItemId, { outcome: 'APPROVED' })).statusCode).toBe(409);

@@ -221,7 +221,12 @@ describe('POST /api/v1/admin/verifications/identity/{workItemId}/decide', () => 
   it('APPROVED makes the user Verified and completes the item (200 with the work item)', async () => {
     const admin = await newAdmin(t);
     const { user, workItemId, evidenceId } = await pendingUser();
-    const res = await t.app.inject({ method: 'POST', url: decideUrl(workItemId), headers: admin.headers, payload: { outcome: 'APPROVED', notes: 'Looks <b>fine</b>' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: decideUrl(workItemId),
+      headers: admin.headers,
+      payload: { outcome: 'APPROVED', notes: 'Looks <b>fine</b>' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       id: workItemId,

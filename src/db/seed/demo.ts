@@ -5,11 +5,51 @@ import { Territory } from '../../entities/territory.entity.js';
 import { User, UserPermission } from '../../entities/user.entity.js';
 
 const TERRITORIES = [
-  { name: 'Vila Madalena', city: 'São Paulo', state: 'SP', latitude: -23.5535, longitude: -46.6915, tags: ['arts', 'nightlife'], flags: ['ALERTPOSTS', 'MARKETPLACEENABLED', 'MEDIAIMAGESENABLED', 'CHATENABLED', 'CHATTERITORYPUBLICCHANNEL'] },
-  { name: 'Pinheiros', city: 'São Paulo', state: 'SP', latitude: -23.5670, longitude: -46.7020, tags: ['food', 'commerce'], flags: ['MARKETPLACEENABLED', 'MEDIAIMAGESENABLED'] },
-  { name: 'Santa Teresa', city: 'Rio de Janeiro', state: 'RJ', latitude: -22.9186, longitude: -43.1886, tags: ['heritage', 'hills'], flags: ['ALERTPOSTS', 'MEDIAIMAGESENABLED', 'MEDIAVIDEOSENABLED'] },
-  { name: 'Lagoa da Conceição', city: 'Florianópolis', state: 'SC', latitude: -27.6011, longitude: -48.4697, tags: ['lagoon', 'nature'], flags: ['ALERTPOSTS', 'MEDIAIMAGESENABLED', 'MEDIAAUDIOENABLED'] },
-  { name: 'Chapada dos Veadeiros', city: 'Alto Paraíso de Goiás', state: 'GO', latitude: -14.1333, longitude: -47.5167, tags: ['waterfalls', 'springs'], flags: ['ALERTPOSTS'] },
+  {
+    name: 'Vila Madalena',
+    city: 'São Paulo',
+    state: 'SP',
+    latitude: -23.5535,
+    longitude: -46.6915,
+    tags: ['arts', 'nightlife'],
+    flags: ['ALERTPOSTS', 'MARKETPLACEENABLED', 'MEDIAIMAGESENABLED', 'CHATENABLED', 'CHATTERITORYPUBLICCHANNEL'],
+  },
+  {
+    name: 'Pinheiros',
+    city: 'São Paulo',
+    state: 'SP',
+    latitude: -23.567,
+    longitude: -46.702,
+    tags: ['food', 'commerce'],
+    flags: ['MARKETPLACEENABLED', 'MEDIAIMAGESENABLED'],
+  },
+  {
+    name: 'Santa Teresa',
+    city: 'Rio de Janeiro',
+    state: 'RJ',
+    latitude: -22.9186,
+    longitude: -43.1886,
+    tags: ['heritage', 'hills'],
+    flags: ['ALERTPOSTS', 'MEDIAIMAGESENABLED', 'MEDIAVIDEOSENABLED'],
+  },
+  {
+    name: 'Lagoa da Conceição',
+    city: 'Florianópolis',
+    state: 'SC',
+    latitude: -27.6011,
+    longitude: -48.4697,
+    tags: ['lagoon', 'nature'],
+    flags: ['ALERTPOSTS', 'MEDIAIMAGESENABLED', 'MEDIAAUDIOENABLED'],
+  },
+  {
+    name: 'Chapada dos Veadeiros',
+    city: 'Alto Paraíso de Goiás',
+    state: 'GO',
+    latitude: -14.1333,
+    longitude: -47.5167,
+    tags: ['waterfalls', 'springs'],
+    flags: ['ALERTPOSTS'],
+  },
 ];
 
 const USERS = [

@@ -9,7 +9,12 @@ const lenientName = <T extends string>(canonical: readonly T[], label: string) =
   return z
     .string()
     .transform((value, ctx) => {
-      const name = byKey.get(value.trim().toUpperCase().replace(/[_\s-]/g, ''));
+      const name = byKey.get(
+        value
+          .trim()
+          .toUpperCase()
+          .replace(/[_\s-]/g, ''),
+      );
       if (!name) {
         ctx.addIssue({ code: 'custom', message: `must be ${label}` });
         return z.NEVER;
@@ -25,9 +30,7 @@ export const zCapability = lenientName<TerritoryCapability>(TERRITORY_CAPABILITI
 export const permissionInput = z.object({ userId: zId, permission: zPermission });
 export const capabilityInput = z.object({ territoryId: zId, userId: zId, capability: zCapability });
 
-export const userPermissionsOutput = z
-  .object({ userId: z.uuid(), permissions: z.array(z.enum(SYSTEM_PERMISSIONS)) })
-  .meta({ id: 'UserPermissions' });
+export const userPermissionsOutput = z.object({ userId: z.uuid(), permissions: z.array(z.enum(SYSTEM_PERMISSIONS)) }).meta({ id: 'UserPermissions' });
 
 /** The membership response is the memberships domain's (one `Membership` component in the document). */
 export { membershipOutput } from '../memberships/memberships.schemas.js';

@@ -81,7 +81,9 @@ async function authorizeCapabilityChange(ctx: ServiceContext, input: CapabilityC
   const access = await requireTerritory(ctx, input.territoryId, { status: 'ANY' });
   const allowed = access.isSystemAdmin || (input.capability === 'MODERATOR' && access.holds('CURATOR'));
   if (!allowed) {
-    throw forbidden(input.capability === 'CURATOR' ? 'Only a SYSTEM_ADMIN manages CURATOR.' : 'Only a CURATOR of this territory or a SYSTEM_ADMIN manages MODERATOR.');
+    throw forbidden(
+      input.capability === 'CURATOR' ? 'Only a SYSTEM_ADMIN manages CURATOR.' : 'Only a CURATOR of this territory or a SYSTEM_ADMIN manages MODERATOR.',
+    );
   }
   await requireActiveUser(ctx.em, input.userId);
 }
@@ -103,4 +105,3 @@ export async function revokeCapability(ctx: ServiceContext, input: CapabilityCha
   await authorizeCapabilityChange(ctx, input);
   await removeCapability(ctx.em, { ...input, actorUserId: ctx.user.id });
 }
-

@@ -1,21 +1,14 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
-import {
-  assetIdInput,
-  assetListInput,
-  assetOutput,
-  assetPage,
-  assetPagedInput,
-  createAssetInput,
-  curateInput,
-  updateAssetInput,
-} from './assets.schemas.js';
+import { assetIdInput, assetListInput, assetOutput, assetPage, assetPagedInput, createAssetInput, curateInput, updateAssetInput } from './assets.schemas.js';
 import * as assets from './assets.service.js';
 
 const TAGS = ['Assets'];
 /** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({ 'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.') });
+const sessionHeader = z.object({
+  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
+});
 
 export const assetsRouter = router({
   create: authedProcedure
@@ -91,7 +84,12 @@ export const assetsRouter = router({
 
   curate: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/assets/{assetId}/curate', tags: TAGS, summary: 'Curate a Suggested asset (curator): APPROVED -> Active, REJECTED -> Rejected' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/assets/{assetId}/curate',
+        tags: TAGS,
+        summary: 'Curate a Suggested asset (curator): APPROVED -> Active, REJECTED -> Rejected',
+      },
     })
     .input(curateInput)
     .output(assetOutput)

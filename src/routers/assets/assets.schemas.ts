@@ -34,7 +34,7 @@ const assetSubtype = z
 
 /** Case-insensitive status input (`active` -> `Active`). */
 const assetStatus = z.preprocess(
-  (v) => (typeof v === 'string' ? ASSET_STATUSES.find((s) => s.toLowerCase() === v.trim().toLowerCase()) ?? v : v),
+  (v) => (typeof v === 'string' ? (ASSET_STATUSES.find((s) => s.toLowerCase() === v.trim().toLowerCase()) ?? v) : v),
   z.enum(ASSET_STATUSES),
 );
 
@@ -86,12 +86,7 @@ export const updateAssetInput = z.object({
   type: assetType.optional(),
   subtype: assetSubtype.nullable().optional(),
   name: zText({ max: ASSET_NAME_MAX }).optional(),
-  description: z
-    .string()
-    .transform(sanitizeText)
-    .pipe(z.string().max(ASSET_DESCRIPTION_MAX))
-    .nullable()
-    .optional(),
+  description: z.string().transform(sanitizeText).pipe(z.string().max(ASSET_DESCRIPTION_MAX)).nullable().optional(),
   geoAnchors: z.array(geoAnchor).min(1, 'at least one geo anchor is required').max(ASSET_GEO_ANCHORS_MAX).optional(),
 });
 export type UpdateAssetInput = z.infer<typeof updateAssetInput>;
@@ -105,7 +100,14 @@ const typeList = z
   .max(2000)
   .optional()
   .transform((raw) => {
-    const values = [...new Set((raw ?? '').split(',').map((v) => sanitizeText(v).toLowerCase()).filter(Boolean))];
+    const values = [
+      ...new Set(
+        (raw ?? '')
+          .split(',')
+          .map((v) => sanitizeText(v).toLowerCase())
+          .filter(Boolean),
+      ),
+    ];
     return values.length > 0 ? values : undefined;
   })
   .pipe(z.array(z.string().max(ASSET_TYPE_MAX)).max(20).optional());

@@ -59,8 +59,14 @@ const percentage = (part: number, whole: number) => (whole === 0 ? 0 : Math.roun
 /** Entities to outputs, with the validation percentages of all of them read in two queries. */
 async function toOutputs(em: EntityManager, assets: AssetRow[]): Promise<AssetOutput[]> {
   const [validations, residents] = await Promise.all([
-    residentValidations(em, assets.map((a) => a.id)),
-    residentCounts(em, assets.map((a) => a.territoryId)),
+    residentValidations(
+      em,
+      assets.map((a) => a.id),
+    ),
+    residentCounts(
+      em,
+      assets.map((a) => a.territoryId),
+    ),
   ]);
   return assets.map((a) => ({
     id: a.id,

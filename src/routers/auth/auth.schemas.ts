@@ -24,7 +24,13 @@ export const socialLoginInput = z.object({
     .string()
     .trim()
     .toLowerCase()
-    .pipe(z.string().min(1).max(50).regex(/^[a-z0-9._-]+$/, 'must be a provider name (letters, digits, . _ -)')),
+    .pipe(
+      z
+        .string()
+        .min(1)
+        .max(50)
+        .regex(/^[a-z0-9._-]+$/, 'must be a provider name (letters, digits, . _ -)'),
+    ),
   externalId: z.string().transform(sanitizeText).pipe(z.string().min(1).max(255)),
   displayName: zText({ max: 200 }),
   email: z.email({ error: 'must be an email address' }).max(320).nullish(),
@@ -41,7 +47,10 @@ export type SocialLoginInput = z.infer<typeof socialLoginInput>;
 
 export const refreshInput = z.object({ refreshToken: z.string().min(1).max(200) });
 
-const totpCode = z.string().trim().regex(/^\d{6}$/, 'must be a 6-digit code');
+const totpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'must be a 6-digit code');
 const recoveryCode = z.string().trim().min(1).max(64);
 
 export const confirmInput = z.object({ code: totpCode });

@@ -17,10 +17,7 @@ const keySetOf = (provider: AuthProviderConfig) => {
  * is taken as given; otherwise the provider's `idToken` is verified against its JWKS, issuer and audience and its
  * `sub` is the identity (it must match `externalId`).
  */
-export async function resolveExternalId(
-  config: AppConfig,
-  input: { authProvider: string; externalId: string; idToken?: string | null },
-): Promise<string> {
+export async function resolveExternalId(config: AppConfig, input: { authProvider: string; externalId: string; idToken?: string | null }): Promise<string> {
   if (config.auth.trustProviderClaims) return input.externalId;
   const provider = config.auth.providers.find((p) => p.name === input.authProvider);
   if (!provider) throw badRequest(`The identity provider "${input.authProvider}" is not supported.`, 'UNKNOWN_AUTH_PROVIDER');

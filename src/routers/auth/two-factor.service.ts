@@ -138,10 +138,10 @@ async function attemptChallenge(em: EntityManager, challengeId: string) {
 
 /** Single use: only one request completes a challenge. */
 async function consumeChallenge(em: EntityManager, challengeId: string) {
-  const rows = await em.execute<{ id: string }[]>(
-    'update two_factor_challenge set consumed_at_utc = ? where id = ? and consumed_at_utc is null returning id',
-    [clock.now(), challengeId],
-  );
+  const rows = await em.execute<{ id: string }[]>('update two_factor_challenge set consumed_at_utc = ? where id = ? and consumed_at_utc is null returning id', [
+    clock.now(),
+    challengeId,
+  ]);
   if (rows.length === 0) throw unauthorized('The two-factor challenge was already used. Sign in again.');
 }
 

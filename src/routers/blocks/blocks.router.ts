@@ -23,7 +23,10 @@ export const blocksRouter = router({
     .mutation(({ ctx, input }) => blocks.unblockUser(ctx, input)),
 
   blockAlias: authedProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/blocks/users/{userId}', tags: TAGS, summary: `${BLOCK}; same as POST /api/v1/users/{userId}/block` }, successStatus: 204 })
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/blocks/users/{userId}', tags: TAGS, summary: `${BLOCK}; same as POST /api/v1/users/{userId}/block` },
+      successStatus: 204,
+    })
     .input(blockInput)
     .output(z.void())
     .mutation(({ ctx, input }) => blocks.blockUser(ctx, input)),

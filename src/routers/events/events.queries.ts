@@ -34,7 +34,6 @@ export interface EventRow {
   my_participation: string | null;
 }
 
-
 /** The event's own columns, its participation counts and the viewer's participation (one `?`: the viewer's id). */
 const COLUMNS = `e.id, e.territory_id, e.title, e.description, ${isoColumn('e.starts_at_utc')} as starts_at_utc,
   ${isoColumn('e.ends_at_utc')} as ends_at_utc, e.latitude, e.longitude, e.location_label, e.cover_media_id,
@@ -106,9 +105,7 @@ export interface NearbyEventsParams {
  */
 function nearbyIds({ lat, lng, radiusKm, now }: NearbyEventsParams): SqlQuery {
   const boxes = nearbyBoxes(lat, lng, radiusKm);
-  const inBox = boxes
-    .map(() => `point(e.longitude, e.latitude) <@ box(point(?::float8, ?::float8), point(?::float8, ?::float8))`)
-    .join(' or ');
+  const inBox = boxes.map(() => `point(e.longitude, e.latitude) <@ box(point(?::float8, ?::float8), point(?::float8, ?::float8))`).join(' or ');
   const sql = `select d.id, d.distance_km from (
       select e.id, ${haversineSql('c.lat', 'c.lng', 'e.latitude', 'e.longitude')} as distance_km
         from event e

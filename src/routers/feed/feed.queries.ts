@@ -34,8 +34,6 @@ export interface FeedRow {
   updated_at_utc: string;
 }
 
-
-
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
 

@@ -72,7 +72,13 @@ const lenientEnum = <const T extends readonly [string, ...string[]]>(values: T) 
 const tag = z
   .string()
   .transform((v) => v.trim().toLowerCase())
-  .pipe(z.string().min(1, 'must not be empty').max(50).regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'));
+  .pipe(
+    z
+      .string()
+      .min(1, 'must not be empty')
+      .max(50)
+      .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
+  );
 const tags = z
   .array(tag)
   .max(20)

@@ -82,7 +82,14 @@ async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lo
 // ---- Output ----
 
 async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutput[]> {
-  const media = rows.length > 0 ? await mediaUrlsOf(em, 'POST', rows.map((r) => r.id)) : new Map<string, string[]>();
+  const media =
+    rows.length > 0
+      ? await mediaUrlsOf(
+          em,
+          'POST',
+          rows.map((r) => r.id),
+        )
+      : new Map<string, string[]>();
   return rows.map((r) => ({
     id: r.id,
     territoryId: r.territory_id,
@@ -201,11 +208,10 @@ async function assertReferences(em: EntityManager, territoryId: string, mapEntit
     if (rows.length === 0) throw notFound('Map entity');
   }
   if (assetIds.length > 0) {
-    const rows = await execSql<{ id: string }>(
-      em,
-      `select id from territory_asset where id = any(?::uuid[]) and territory_id = ? and status <> 'Rejected'`,
-      [pgArray(assetIds), territoryId],
-    );
+    const rows = await execSql<{ id: string }>(em, `select id from territory_asset where id = any(?::uuid[]) and territory_id = ? and status <> 'Rejected'`, [
+      pgArray(assetIds),
+      territoryId,
+    ]);
     const found = new Set(rows.map((r) => r.id));
     const missing = assetIds.find((id) => !found.has(id));
     if (missing) throw notFound(`Asset ${missing}`);

@@ -9,13 +9,7 @@ const TAG = /^[\p{L}\p{M}\p{Nd} -]+$/u;
 export const zInterestTag = z
   .string()
   .transform((v) => v.normalize('NFC').trim().toLowerCase())
-  .pipe(
-    z
-      .string()
-      .min(1, { error: 'must not be empty', abort: true })
-      .max(50)
-      .regex(TAG, 'may contain only letters, digits, spaces and hyphens'),
-  );
+  .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens'));
 
 export const interestsOutput = z.array(z.string()).meta({ id: 'InterestList', description: 'My interest tags, lower-case, oldest first' });
 
@@ -24,4 +18,9 @@ export const addInput = z.object({ interestTag: zInterestTag });
  * Removal takes any path segment: a tag that could never have been stored is simply absent, and removing an absent
  * tag is a 204 (spec). Normalised like stored tags so `Surf%20` removes `surf`.
  */
-export const removeInput = z.object({ tag: z.string().max(200).transform((v) => v.normalize('NFC').trim().toLowerCase()) });
+export const removeInput = z.object({
+  tag: z
+    .string()
+    .max(200)
+    .transform((v) => v.normalize('NFC').trim().toLowerCase()),
+});

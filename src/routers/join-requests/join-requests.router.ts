@@ -1,14 +1,7 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
-import {
-  createJoinRequestInput,
-  incomingInput,
-  incomingPagedInput,
-  joinRequestIdInput,
-  joinRequestOutput,
-  joinRequestPage,
-} from './join-requests.schemas.js';
+import { createJoinRequestInput, incomingInput, incomingPagedInput, joinRequestIdInput, joinRequestOutput, joinRequestPage } from './join-requests.schemas.js';
 import * as joinRequests from './join-requests.service.js';
 
 const TAGS = ['Join requests'];
@@ -16,7 +9,12 @@ const TAGS = ['Join requests'];
 export const joinRequestsRouter = router({
   create: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/territories/{territoryId}/join-requests', tags: TAGS, summary: 'Ask named residents or curators to make me RESIDENT' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/territories/{territoryId}/join-requests',
+        tags: TAGS,
+        summary: 'Ask named residents or curators to make me RESIDENT',
+      },
       successStatus: 201,
       idempotentRepeat: true,
     })
@@ -30,7 +28,9 @@ export const joinRequestsRouter = router({
     }),
 
   incoming: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/incoming', tags: TAGS, summary: 'Join requests addressed to me or to my territories as curator' } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/join-requests/incoming', tags: TAGS, summary: 'Join requests addressed to me or to my territories as curator' },
+    })
     .input(incomingInput)
     .output(z.array(joinRequestOutput))
     .query(({ ctx, input }) => joinRequests.listIncoming(ctx, input)),
@@ -42,7 +42,14 @@ export const joinRequestsRouter = router({
     .query(({ ctx, input }) => joinRequests.pageIncoming(ctx, input)),
 
   byId: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/join-requests/{id}', tags: TAGS, summary: 'A join request (its requester, recipients, curators of the territory, system admins)' } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/join-requests/{id}',
+        tags: TAGS,
+        summary: 'A join request (its requester, recipients, curators of the territory, system admins)',
+      },
+    })
     .input(joinRequestIdInput)
     .output(joinRequestOutput)
     .query(({ ctx, input }) => joinRequests.getJoinRequest(ctx, input)),

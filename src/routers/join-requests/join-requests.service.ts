@@ -230,7 +230,10 @@ async function incomingRows(em: EntityManager, userId: string, status: JoinReque
       order by jr.created_at_utc desc, jr.id desc offset ? limit ?`,
     [...params, offset, limit],
   );
-  const recipients = await recipientsOf(em, rows.map((r) => r.id));
+  const recipients = await recipientsOf(
+    em,
+    rows.map((r) => r.id),
+  );
   const items = rows.map((r) =>
     toOutput(
       {

@@ -16,7 +16,6 @@ export interface MapViewer {
   blockedUserIds: string[];
 }
 
-
 /** A PostgreSQL array literal of validated UUIDs (they come from the database), passed as one parameter. */
 const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
 
@@ -134,10 +133,7 @@ const pin = (type: PinType, id: string, lat: string, lng: string, title: string,
  * own conditions are the caller's to join.
  */
 function placedPosts(viewer: MapViewer) {
-  const where = new Where()
-    .add('p.territory_id = ?::uuid', viewer.territoryId)
-    .add(`p.status = 'PUBLISHED'`)
-    .add('p.map_entity_id is not null');
+  const where = new Where().add('p.territory_id = ?::uuid', viewer.territoryId).add(`p.status = 'PUBLISHED'`).add('p.map_entity_id is not null');
   if (!viewer.residentsOnlyVisible) where.add(`p.visibility = 'PUBLIC'`);
   return where.notBlocked('p.author_user_id', viewer);
 }
@@ -168,10 +164,7 @@ function newestEntityPosts(viewer: MapViewer) {
 
 /** Scheduled events of the territory (events are public to every signed-in user). */
 function scheduledEvents(viewer: MapViewer) {
-  const where = new Where()
-    .add('ev.territory_id = ?::uuid', viewer.territoryId)
-    .add(`ev.status = 'SCHEDULED'`)
-    .notBlocked('ev.created_by_user_id', viewer);
+  const where = new Where().add('ev.territory_id = ?::uuid', viewer.territoryId).add(`ev.status = 'SCHEDULED'`).notBlocked('ev.created_by_user_id', viewer);
   return { from: 'event ev', where };
 }
 

@@ -21,7 +21,9 @@ import * as map from './map.service.js';
 
 const TAGS = ['Map'];
 /** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({ 'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.') });
+const sessionHeader = z.object({
+  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
+});
 
 export const mapRouter = router({
   entities: authedProcedure
@@ -40,14 +42,28 @@ export const mapRouter = router({
     .query(({ ctx, input }) => map.listEntities(ctx, input)),
 
   entitiesPaged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/map/entities/paged', tags: TAGS, summary: "The territory's map entities (paged)", requestHeaders: sessionHeader } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/map/entities/paged',
+        tags: TAGS,
+        summary: "The territory's map entities (paged)",
+        requestHeaders: sessionHeader,
+      },
+    })
     .input(entityPagedInput)
     .output(mapEntityPage)
     .query(({ ctx, input }) => map.pageEntities(ctx, input)),
 
   suggestEntity: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/map/entities', tags: TAGS, summary: 'Suggest a map entity (members; SUGGESTED)', requestHeaders: sessionHeader },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/map/entities',
+        tags: TAGS,
+        summary: 'Suggest a map entity (members; SUGGESTED)',
+        requestHeaders: sessionHeader,
+      },
       successStatus: 201,
     })
     .input(createEntityInput)
@@ -109,7 +125,9 @@ export const mapRouter = router({
     .query(({ ctx, input }) => map.listPins(ctx, input)),
 
   pinsPaged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/map/pins/paged', tags: TAGS, summary: 'Map pins of the territory (paged)', requestHeaders: sessionHeader } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/map/pins/paged', tags: TAGS, summary: 'Map pins of the territory (paged)', requestHeaders: sessionHeader },
+    })
     .input(pinPagedInput)
     .output(pinPage)
     .query(({ ctx, input }) => map.pagePins(ctx, input)),

@@ -6,7 +6,10 @@ import { confirmEntity } from './map.service.js';
 
 export const CONFIRMATIONS_PATH = '/api/v1/map/entities/{entityId}/confirmations';
 
-function parsed<T>(result: { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }, fallback: string): T {
+function parsed<T>(
+  result: { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } },
+  fallback: string,
+): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   throw validationFailed(String(issue?.path[0] ?? fallback), issue?.message ?? 'invalid value');

@@ -26,7 +26,14 @@ const csv = <T extends string>(item: z.ZodType<T>, maxEntries = 20) =>
     .max(2000)
     .optional()
     .transform((raw, ctx): T[] | undefined => {
-      const entries = [...new Set((raw ?? '').split(',').map((v) => sanitizeText(v).toLowerCase()).filter(Boolean))];
+      const entries = [
+        ...new Set(
+          (raw ?? '')
+            .split(',')
+            .map((v) => sanitizeText(v).toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
       if (entries.length === 0) return undefined;
       if (entries.length > maxEntries) {
         ctx.addIssue({ code: 'custom', message: `at most ${maxEntries} values` });

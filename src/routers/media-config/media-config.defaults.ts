@@ -52,9 +52,25 @@ const ALL_TYPES = {
  */
 export const GLOBAL_MEDIA_CONFIG: Record<MediaSection, MediaSectionConfig> = {
   // Up to 10 media; 1 video (50 MB) or 1 audio (10 MB).
-  posts: { ...ALL_TYPES, maxMediaCount: 10, maxVideoCount: 1, maxAudioCount: 1, maxImageSizeBytes: 10 * MB, maxVideoSizeBytes: 50 * MB, maxAudioSizeBytes: 10 * MB },
+  posts: {
+    ...ALL_TYPES,
+    maxMediaCount: 10,
+    maxVideoCount: 1,
+    maxAudioCount: 1,
+    maxImageSizeBytes: 10 * MB,
+    maxVideoSizeBytes: 50 * MB,
+    maxAudioSizeBytes: 10 * MB,
+  },
   // A cover plus up to 5 additional (6); at most 1 video (100 MB) and 1 audio (20 MB) in total.
-  events: { ...ALL_TYPES, maxMediaCount: 6, maxVideoCount: 1, maxAudioCount: 1, maxImageSizeBytes: 10 * MB, maxVideoSizeBytes: 100 * MB, maxAudioSizeBytes: 20 * MB },
+  events: {
+    ...ALL_TYPES,
+    maxMediaCount: 6,
+    maxVideoCount: 1,
+    maxAudioCount: 1,
+    maxImageSizeBytes: 10 * MB,
+    maxVideoSizeBytes: 100 * MB,
+    maxAudioSizeBytes: 20 * MB,
+  },
   // Items: up to 10 media; 1 video (30 MB, MP4 only) and 1 audio (5 MB).
   marketplace: {
     ...ALL_TYPES,

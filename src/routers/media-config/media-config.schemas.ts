@@ -18,7 +18,7 @@ export const mediaConfigSectionOutput = z
     allowedVideoMimeTypes: mimeList,
     allowedAudioMimeTypes: mimeList,
   })
-  .meta({ id: 'MediaConfigSection', description: 'Effective values: the territory\'s where configured, else the global ones.' });
+  .meta({ id: 'MediaConfigSection', description: "Effective values: the territory's where configured, else the global ones." });
 
 export const mediaConfigOutput = z
   .object({

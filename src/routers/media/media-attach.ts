@@ -58,8 +58,10 @@ const megabytes = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (
 const minutes = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`);
 
 function limitsOf(config: MediaSectionConfig, type: MediaType) {
-  if (type === 'IMAGE') return { enabled: config.imagesEnabled, mimeTypes: config.allowedImageMimeTypes, maxBytes: config.maxImageSizeBytes, maxCount: Infinity };
-  if (type === 'VIDEO') return { enabled: config.videosEnabled, mimeTypes: config.allowedVideoMimeTypes, maxBytes: config.maxVideoSizeBytes, maxCount: config.maxVideoCount };
+  if (type === 'IMAGE')
+    return { enabled: config.imagesEnabled, mimeTypes: config.allowedImageMimeTypes, maxBytes: config.maxImageSizeBytes, maxCount: Infinity };
+  if (type === 'VIDEO')
+    return { enabled: config.videosEnabled, mimeTypes: config.allowedVideoMimeTypes, maxBytes: config.maxVideoSizeBytes, maxCount: config.maxVideoCount };
   return { enabled: config.audioEnabled, mimeTypes: config.allowedAudioMimeTypes, maxBytes: config.maxAudioSizeBytes, maxCount: config.maxAudioCount };
 }
 
@@ -143,7 +145,8 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   const attached = await em.execute<{ media_asset_id: string }[]>('select media_asset_id from media_attachment where media_asset_id in (?) limit 1', [
     rows.map((r) => r.id),
   ]);
-  if (attached[0]) throw fail(`Media ${attached[0].media_asset_id} is already attached to other content.`, 'MEDIA_ALREADY_ATTACHED', attached[0].media_asset_id);
+  if (attached[0])
+    throw fail(`Media ${attached[0].media_asset_id} is already attached to other content.`, 'MEDIA_ALREADY_ATTACHED', attached[0].media_asset_id);
 
   const flags = access.territory.enabledFlags;
   const counts: Record<MediaType, number> = { IMAGE: 0, VIDEO: 0, AUDIO: 0 };

@@ -39,15 +39,17 @@ export const mediaRoutes: PlainRoutes = {
       if (!params.success) throw validationFailed('id', 'must be a UUID');
       const { asset, file } = await openMediaFor(ctx, params.data);
       const ext = /\.([a-z0-9]{1,10})$/i.exec(asset.storageKey)?.[1];
-      return reply
-        .status(200)
-        .header('Content-Type', asset.mimeType)
-        .header('Content-Length', String(file.sizeBytes))
-        .header('Content-Disposition', `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`)
-        // The bytes behind an id never change, but who may read them does (blocks, memberships, visibility edits):
-        // only the reader's own cache keeps them, and briefly.
-        .header('Cache-Control', 'private, max-age=300')
-        .send(file.stream);
+      return (
+        reply
+          .status(200)
+          .header('Content-Type', asset.mimeType)
+          .header('Content-Length', String(file.sizeBytes))
+          .header('Content-Disposition', `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`)
+          // The bytes behind an id never change, but who may read them does (blocks, memberships, visibility edits):
+          // only the reader's own cache keeps them, and briefly.
+          .header('Cache-Control', 'private, max-age=300')
+          .send(file.stream)
+      );
     });
   },
   openapi: {
@@ -57,8 +59,8 @@ export const mediaRoutes: PlainRoutes = {
         summary: 'Upload an image, video or audio; answers the MediaAsset (201, Location)',
         description:
           'Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. ' +
-          'The type is sniffed from the bytes (the client\'s Content-Type and file name are ignored); video and audio ' +
-          'whose duration cannot be read are refused. Attaching media to content applies the territory\'s limits.',
+          "The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio " +
+          "whose duration cannot be read are refused. Attaching media to content applies the territory's limits.",
         security: [{ BearerAuth: [] }],
         requestBody: { required: true, content: { 'multipart/form-data': { schema: mediaUploadForm } } },
         responses: {

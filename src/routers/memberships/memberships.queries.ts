@@ -24,9 +24,11 @@ export async function residentTerritoryIdsOf(em: EntityManager, userId: string):
 
 /** The territories where the user is CURATOR. */
 export async function curatedTerritoryIdsOf(em: EntityManager, userId: string): Promise<string[]> {
-  const rows = await execSql<{ territory_id: string }>(em, "select territory_id from territory_membership where user_id = ? and 'CURATOR' = any(capabilities)", [
-    userId,
-  ]);
+  const rows = await execSql<{ territory_id: string }>(
+    em,
+    "select territory_id from territory_membership where user_id = ? and 'CURATOR' = any(capabilities)",
+    [userId],
+  );
   return rows.map((r) => r.territory_id);
 }
 

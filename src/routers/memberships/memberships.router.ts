@@ -15,48 +15,62 @@ const TAGS = ['Memberships'];
  */
 export const membershipsRouter = <R extends Record<string, AnyProcedure>>(residencyRequests: R) =>
   router({
-  enter: authedProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/territories/{territoryId}/enter', tags: TAGS, summary: 'Enter a territory: creates or returns my VISITOR membership' } })
-    .input(territoryIdInput)
-    .output(membershipOutput)
-    .mutation(({ ctx, input }) => memberships.enter(ctx, input)),
+    enter: authedProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/api/v1/territories/{territoryId}/enter',
+          tags: TAGS,
+          summary: 'Enter a territory: creates or returns my VISITOR membership',
+        },
+      })
+      .input(territoryIdInput)
+      .output(membershipOutput)
+      .mutation(({ ctx, input }) => memberships.enter(ctx, input)),
 
-  mine: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/memberships/me', tags: TAGS, summary: 'All my memberships' } })
-    .output(z.array(membershipOutput))
-    .query(({ ctx }) => memberships.listMine(ctx)),
+    mine: authedProcedure
+      .meta({ openapi: { method: 'GET', path: '/api/v1/memberships/me', tags: TAGS, summary: 'All my memberships' } })
+      .output(z.array(membershipOutput))
+      .query(({ ctx }) => memberships.listMine(ctx)),
 
-  me: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/memberships/{territoryId}/me', tags: TAGS, summary: 'My membership in a territory (404 without one)' } })
-    .input(territoryIdInput)
-    .output(membershipOutput)
-    .query(({ ctx, input }) => memberships.getMine(ctx, input)),
+    me: authedProcedure
+      .meta({ openapi: { method: 'GET', path: '/api/v1/memberships/{territoryId}/me', tags: TAGS, summary: 'My membership in a territory (404 without one)' } })
+      .input(territoryIdInput)
+      .output(membershipOutput)
+      .query(({ ctx, input }) => memberships.getMine(ctx, input)),
 
-  // become-resident and transfer-residency: join requests, served by that domain (see the function's doc).
-  ...residencyRequests,
+    // become-resident and transfer-residency: join requests, served by that domain (see the function's doc).
+    ...residencyRequests,
 
-  verifyGeo: authedProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/memberships/{territoryId}/verify-residency/geo', tags: TAGS, summary: 'Verify residency by geolocation (RESIDENT only)' } })
-    .input(geoVerificationInput)
-    .output(membershipOutput)
-    .mutation(({ ctx, input }) => memberships.verifyByGeolocation(ctx, input)),
+    verifyGeo: authedProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/api/v1/memberships/{territoryId}/verify-residency/geo',
+          tags: TAGS,
+          summary: 'Verify residency by geolocation (RESIDENT only)',
+        },
+      })
+      .input(geoVerificationInput)
+      .output(membershipOutput)
+      .mutation(({ ctx, input }) => memberships.verifyByGeolocation(ctx, input)),
 
-  verifyDocument: authedProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/api/v1/memberships/{territoryId}/verify-residency/document',
-        tags: TAGS,
-        summary: "Send an uploaded residency document to the territory's curators (RESIDENT only)",
-      },
-      successStatus: 201,
-      idempotentRepeat: true,
-    })
-    .input(documentVerificationInput)
-    .output(residencyDocumentOutput)
-    .mutation(async ({ ctx, input }) => {
-      const { created, result } = await submitExistingEvidence(ctx, input);
-      if (!created) ctx.resp.status = 200;
-      return result;
-    }),
+    verifyDocument: authedProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/api/v1/memberships/{territoryId}/verify-residency/document',
+          tags: TAGS,
+          summary: "Send an uploaded residency document to the territory's curators (RESIDENT only)",
+        },
+        successStatus: 201,
+        idempotentRepeat: true,
+      })
+      .input(documentVerificationInput)
+      .output(residencyDocumentOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { created, result } = await submitExistingEvidence(ctx, input);
+        if (!created) ctx.resp.status = 200;
+        return result;
+      }),
   });

@@ -18,16 +18,20 @@ const residencyUploadForm = z
 /** The residency document upload: multipart, so a plain route beside the tRPC procedures. */
 export const residencyUploadRoutes: PlainRoutes = {
   register(app, deps) {
-    app.post(UPLOAD_PATH.replace('{territoryId}', ':territoryId'), { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
-      const ctx = serviceContextOf(request, deps);
-      const params = uploadParams.safeParse(request.params);
-      if (!params.success) throw validationFailed('territoryId', 'must be a UUID');
-      // Refuse non-residents before reading (and storing) any bytes.
-      await requireResident(ctx, params.data.territoryId);
-      const upload = await readUpload(request, { field: 'file', maxBytes: RESIDENCY_DOCUMENT_MAX_BYTES, allowedMimeTypes: RESIDENCY_DOCUMENT_MIME_TYPES });
-      const result = await submitUploadedDocument(ctx, { territoryId: params.data.territoryId, upload });
-      return reply.status(201).type('application/json').send(residencyDocumentOutput.parse(result));
-    });
+    app.post(
+      UPLOAD_PATH.replace('{territoryId}', ':territoryId'),
+      { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } },
+      async (request, reply) => {
+        const ctx = serviceContextOf(request, deps);
+        const params = uploadParams.safeParse(request.params);
+        if (!params.success) throw validationFailed('territoryId', 'must be a UUID');
+        // Refuse non-residents before reading (and storing) any bytes.
+        await requireResident(ctx, params.data.territoryId);
+        const upload = await readUpload(request, { field: 'file', maxBytes: RESIDENCY_DOCUMENT_MAX_BYTES, allowedMimeTypes: RESIDENCY_DOCUMENT_MIME_TYPES });
+        const result = await submitUploadedDocument(ctx, { territoryId: params.data.territoryId, upload });
+        return reply.status(201).type('application/json').send(residencyDocumentOutput.parse(result));
+      },
+    );
   },
   openapi: {
     [UPLOAD_PATH]: {

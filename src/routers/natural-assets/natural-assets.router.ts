@@ -18,7 +18,12 @@ export const naturalAssetsRouter = router({
 
   create: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: BASE, tags: TAGS, summary: 'Register a spring, waterfall or potable-water point (verified residents or curators; PENDING)' },
+      openapi: {
+        method: 'POST',
+        path: BASE,
+        tags: TAGS,
+        summary: 'Register a spring, waterfall or potable-water point (verified residents or curators; PENDING)',
+      },
       successStatus: 201,
     })
     .input(createInput)

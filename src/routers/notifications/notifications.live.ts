@@ -20,9 +20,7 @@ interface Announcement {
 function parseAnnouncement(payload: string): Announcement | null {
   try {
     const value = JSON.parse(payload) as Partial<Announcement>;
-    return typeof value.userId === 'string' && typeof value.notificationId === 'string'
-      ? { userId: value.userId, notificationId: value.notificationId }
-      : null;
+    return typeof value.userId === 'string' && typeof value.notificationId === 'string' ? { userId: value.userId, notificationId: value.notificationId } : null;
   } catch {
     return null;
   }

@@ -2,15 +2,7 @@ import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { liveNotifications } from './notifications.live.js';
-import {
-  byIdInput,
-  listInput,
-  notificationOutput,
-  notificationPage,
-  onNewInput,
-  pagedInput,
-  zTrackedAsyncIterable,
-} from './notifications.schemas.js';
+import { byIdInput, listInput, notificationOutput, notificationPage, onNewInput, pagedInput, zTrackedAsyncIterable } from './notifications.schemas.js';
 import * as notifications from './notifications.service.js';
 
 const TAGS = ['Notifications'];

@@ -81,18 +81,20 @@ export async function findMine(em: EntityManager, userId: string, id: string) {
  * reconnecting subscriber missed.
  */
 export async function listMineAfter(em: EntityManager, userId: string, afterId: string, limit: number) {
-  const rows = await em.execute<NotificationRow[]>(
-    `select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`,
-    [userId, afterId, limit],
-  );
+  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`, [
+    userId,
+    afterId,
+    limit,
+  ]);
   return rows.map(toOutput);
 }
 
 /** The user's notifications created since `since`, oldest first (catch-up when nothing was delivered yet). */
 export async function listMineSince(em: EntityManager, userId: string, since: Date, limit: number) {
-  const rows = await em.execute<NotificationRow[]>(
-    `select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`,
-    [userId, since, limit],
-  );
+  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`, [
+    userId,
+    since,
+    limit,
+  ]);
   return rows.map(toOutput);
 }

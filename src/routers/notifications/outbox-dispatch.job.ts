@@ -73,7 +73,10 @@ async function dispatchBatch(em: EntityManager, batchSize: number, options: Disp
   );
   if (rows.length === 0) return { messages: 0, delivered: 0 };
 
-  const preferences = await notificationPreferencesOf(em, rows.flatMap((r) => r.recipient_user_ids));
+  const preferences = await notificationPreferencesOf(
+    em,
+    rows.flatMap((r) => r.recipient_user_ids),
+  );
   let delivered = 0;
   for (const row of rows) {
     const recipients = [...new Set(row.recipient_user_ids)].filter((userId) => preferences.get(userId)?.[row.type] !== false);

@@ -10,8 +10,7 @@ export const zVisibility = z.preprocess(
   z.enum(VISIBILITIES),
 );
 
-const notificationFlags = <T extends z.ZodType>(flag: T) =>
-  Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, flag])) as Record<NotificationType, T>;
+const notificationFlags = <T extends z.ZodType>(flag: T) => Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, flag])) as Record<NotificationType, T>;
 
 export const notificationFlagsOutput = z.object(notificationFlags(z.boolean())).meta({ id: 'NotificationPreferences' });
 

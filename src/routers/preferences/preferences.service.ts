@@ -40,7 +40,9 @@ export async function getPreferences(ctx: ServiceContext) {
   const existing = await selectRow(em, userId);
   if (existing) return toOutput(existing);
   // Two first reads at once: the second insert does nothing and both read the same row.
-  await em.execute('insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [userId]);
+  await em.execute('insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [
+    userId,
+  ]);
   const created = await selectRow(em, userId);
   if (!created) throw new Error('user_preferences row missing after insert');
   return toOutput(created);

@@ -56,7 +56,9 @@ export async function putEntry(ctx: ServiceContext, input: PutInput) {
   return em.transactional(async (tx) => {
     const previous = await tx.execute<{ value: string }[]>('select value from system_config where key = ? for update', [input.key]);
     // One statement, so two admins creating the same key at once both succeed (the later write wins).
-    const rows = await tx.execute<{ key: string; value: string; category: string | null; description: string | null; updated_at_utc: Date; updated_by_user_id: string | null }[]>(
+    const rows = await tx.execute<
+      { key: string; value: string; category: string | null; description: string | null; updated_at_utc: Date; updated_by_user_id: string | null }[]
+    >(
       `insert into system_config (key, value, category, description, created_at_utc, updated_at_utc, updated_by_user_id)
        values (?, ?, ?, ?, now(), now(), ?)
        on conflict (key) do update set

@@ -60,8 +60,16 @@ export function nearbyBoxes(lat: number, lng: number, radiusKm: number): LngLatB
   if (dLng >= 180) return [{ minLng: -180, minLat, maxLng: 180, maxLat }];
   const west = lng - dLng;
   const east = lng + dLng;
-  if (west < -180) return [{ minLng: west + 360, minLat, maxLng: 180, maxLat }, { minLng: -180, minLat, maxLng: east, maxLat }];
-  if (east > 180) return [{ minLng: west, minLat, maxLng: 180, maxLat }, { minLng: -180, minLat, maxLng: east - 360, maxLat }];
+  if (west < -180)
+    return [
+      { minLng: west + 360, minLat, maxLng: 180, maxLat },
+      { minLng: -180, minLat, maxLng: east, maxLat },
+    ];
+  if (east > 180)
+    return [
+      { minLng: west, minLat, maxLng: 180, maxLat },
+      { minLng: -180, minLat, maxLng: east - 360, maxLat },
+    ];
   return [{ minLng: west, minLat, maxLng: east, maxLat }];
 }
 
@@ -75,9 +83,7 @@ export interface NearbyParams {
 /** ACTIVE territories within `radiusKm`, nearest first: GiST box prefilter, then exact haversine filter and order. */
 export function nearbyQuery({ lat, lng, radiusKm, limit }: NearbyParams): SqlQuery {
   const boxes = nearbyBoxes(lat, lng, radiusKm);
-  const inBox = boxes
-    .map(() => `point(t.longitude, t.latitude) <@ box(point(?::float8, ?::float8), point(?::float8, ?::float8))`)
-    .join(' or ');
+  const inBox = boxes.map(() => `point(t.longitude, t.latitude) <@ box(point(?::float8, ?::float8), point(?::float8, ?::float8))`).join(' or ');
   const sql = `select n.* from (
     select ${COLUMNS}, ${haversineSql('c.lat', 'c.lng', 't.latitude', 't.longitude')} as distance_km
       from territory t, (select ?::float8 as lat, ?::float8 as lng) c

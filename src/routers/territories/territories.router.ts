@@ -68,7 +68,10 @@ export const territoriesRouter = router({
     .query(({ ctx, input }) => territories.getById(ctx, input)),
 
   suggest: authedProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/territories/suggestions', tags: TAGS, summary: 'Suggest a territory (PENDING until curated)' }, successStatus: 201 })
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/territories/suggestions', tags: TAGS, summary: 'Suggest a territory (PENDING until curated)' },
+      successStatus: 201,
+    })
     .input(suggestionInput)
     .output(territoryOutput)
     .mutation(async ({ ctx, input }) => {
@@ -78,13 +81,29 @@ export const territoriesRouter = router({
     }),
 
   select: authedProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/territories/selection', tags: TAGS, summary: "Select the session's territory (X-Session-Id)", requestHeaders: sessionHeader } })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/territories/selection',
+        tags: TAGS,
+        summary: "Select the session's territory (X-Session-Id)",
+        requestHeaders: sessionHeader,
+      },
+    })
     .input(selectionInput)
     .output(selectionOutput)
     .mutation(({ ctx, input }) => territories.selectTerritory(ctx, input)),
 
   selection: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/territories/selection', tags: TAGS, summary: "The session's selected territory (X-Session-Id)", requestHeaders: sessionHeader } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/territories/selection',
+        tags: TAGS,
+        summary: "The session's selected territory (X-Session-Id)",
+        requestHeaders: sessionHeader,
+      },
+    })
     // No parameters besides the header; the empty input is what makes the generator document that header.
     .input(z.object({}))
     .output(selectionOutput)
@@ -105,7 +124,10 @@ export const territoriesRouter = router({
     .mutation(({ ctx, input }) => territories.updateFeatures(ctx, input)),
 
   adminCreate: adminProcedure
-    .meta({ openapi: { method: 'POST', path: '/api/v1/admin/territories', tags: ['Administration'], summary: 'Create an ACTIVE territory' }, successStatus: 201 })
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/admin/territories', tags: ['Administration'], summary: 'Create an ACTIVE territory' },
+      successStatus: 201,
+    })
     .input(adminCreateInput)
     .output(territoryOutput)
     .mutation(async ({ ctx, input }) => {

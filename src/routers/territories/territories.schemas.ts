@@ -32,7 +32,13 @@ export const byIdInput = z.object({ id: zId });
 const tag = z
   .string()
   .transform((v) => sanitizeText(v).toLowerCase())
-  .pipe(z.string().min(1).max(50).regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'));
+  .pipe(
+    z
+      .string()
+      .min(1)
+      .max(50)
+      .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
+  );
 
 /** Body of a suggestion; admins add radius, parent and tags when creating directly. */
 export const suggestionInput = z.object({
@@ -83,7 +89,5 @@ const featureFlag = z.string().transform((value, ctx) => {
   }
   return flag;
 });
-export const featuresOutput = z
-  .object({ territoryId: z.uuid(), enabledFlags: z.array(z.enum(TERRITORY_FEATURE_FLAGS)) })
-  .meta({ id: 'TerritoryFeatures' });
+export const featuresOutput = z.object({ territoryId: z.uuid(), enabledFlags: z.array(z.enum(TERRITORY_FEATURE_FLAGS)) }).meta({ id: 'TerritoryFeatures' });
 export const updateFeaturesInput = z.object({ id: zId, enabledFlags: z.array(featureFlag).max(TERRITORY_FEATURE_FLAGS.length * 4) });

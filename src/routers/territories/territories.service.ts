@@ -1,9 +1,4 @@
-import {
-  type EntityManager,
-  ForeignKeyConstraintViolationException,
-  type InferEntity,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/postgresql';
+import { type EntityManager, ForeignKeyConstraintViolationException, type InferEntity, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { execSql, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
@@ -59,8 +54,7 @@ const HIDDEN_STATUSES: readonly string[] = ['PENDING', 'REJECTED'];
 
 async function loadVisible(em: EntityManager, user: AuthUser, id: string): Promise<ByIdRow> {
   const [row] = await runSql<ByIdRow>(em, territoryByIdQuery(id));
-  const visible =
-    row && (!HIDDEN_STATUSES.includes(row.status) || row.suggested_by_user_id === user.id || hasPermission(user, 'SYSTEM_ADMIN'));
+  const visible = row && (!HIDDEN_STATUSES.includes(row.status) || row.suggested_by_user_id === user.id || hasPermission(user, 'SYSTEM_ADMIN'));
   if (!row || !visible) throw notFound('Territory');
   return row;
 }

@@ -8,7 +8,9 @@ const TAGS = ['Territory administration'];
 
 export const territoryWorkItemsRouter = router({
   list: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue (newest first, paged)" } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue (newest first, paged)" },
+    })
     .input(territoryListInput)
     .output(workItemPage)
     .query(({ ctx, input }) => territoryWorkItems.listForTerritory(ctx, input)),

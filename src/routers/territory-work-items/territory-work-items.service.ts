@@ -19,7 +19,6 @@ export async function listForTerritory(
   return listWorkItems(ctx.em, { territoryId: input.territoryId, type: input.type, status: input.status }, input.pageNumber, input.pageSize);
 }
 
-
 /**
  * Completes an item of the territory's queue. Beyond the queue access (curator or moderator) the caller must
  * hold what the item itself requires: a moderator cannot decide a residency document, which needs a CURATOR.

@@ -1,12 +1,7 @@
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
 import { readUpload } from '../../http/uploads.js';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
-import {
-  IDENTITY_DOCUMENT_MAX_BYTES,
-  IDENTITY_DOCUMENT_MIME_TYPES,
-  identitySubmissionOutput,
-  identityUploadForm,
-} from './verification.schemas.js';
+import { IDENTITY_DOCUMENT_MAX_BYTES, IDENTITY_DOCUMENT_MIME_TYPES, identitySubmissionOutput, identityUploadForm } from './verification.schemas.js';
 import { submitIdentityDocument } from './verification.service.js';
 
 const UPLOAD_PATH = '/api/v1/verification/identity/document/upload';
