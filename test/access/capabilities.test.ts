@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -97,7 +108,7 @@ describe('PUT /api/v1/territories/{territoryId}/capabilities/{userId}/{capabilit
     const admin = await newAdmin(t);
     const territory = await newTerritory(t);
     const user = await newUser(t);
-    const missing = '0190a4f6-0000-7000-8000-000000000000';
+    const missing = UNKNOWN_ID;
     const noTerritory = await put(missing, user.id, 'CURATOR', admin);
     expect(noTerritory.statusCode).toBe(404);
     expect(noTerritory.json().code).toBe('NOT_FOUND');

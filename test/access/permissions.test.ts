@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newUser } from '../factories/index.js';
+import { countRows, newAdmin, newUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -58,7 +58,7 @@ describe('PUT /api/v1/admin/users/{userId}/permissions/{permission}', () => {
 
   it('404 for an unknown or deleted user', async () => {
     const admin = await newAdmin(t);
-    const res = await put('0190a4f6-0000-7000-8000-000000000000', 'SYSTEM_ADMIN', admin.headers);
+    const res = await put(UNKNOWN_ID, 'SYSTEM_ADMIN', admin.headers);
     expect(res.statusCode).toBe(404);
     expect(res.json().code).toBe('NOT_FOUND');
     const gone = await newUser(t);
@@ -85,7 +85,7 @@ describe('DELETE /api/v1/admin/users/{userId}/permissions/{permission}', () => {
     expect((await del(user.id, 'FINANCIAL_MANAGER')).statusCode).toBe(401);
     expect((await del(user.id, 'FINANCIAL_MANAGER', user.headers)).statusCode).toBe(403);
     expect((await del(user.id, 'MANAGER', admin.headers)).statusCode).toBe(400);
-    expect((await del('0190a4f6-0000-7000-8000-000000000000', 'FINANCIAL_MANAGER', admin.headers)).statusCode).toBe(404);
+    expect((await del(UNKNOWN_ID, 'FINANCIAL_MANAGER', admin.headers)).statusCode).toBe(404);
     expect(await countRows(t, 'user_permission', 'user_id = $1', [user.id])).toBe(1);
   });
 

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -7,8 +18,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 const alertBody = (territory: { id: string }, extra: Record<string, unknown> = {}) => ({
   territoryId: territory.id,
@@ -85,7 +94,7 @@ describe('POST /api/v1/alerts', () => {
     const stranger = await newUser(t);
     const forbidden = await report(stranger, alertBody(territory));
     expect(forbidden.statusCode).toBe(403);
-    expect((await report(stranger, alertBody({ id: UNKNOWN }))).statusCode).toBe(404);
+    expect((await report(stranger, alertBody({ id: UNKNOWN_ID }))).statusCode).toBe(404);
     const plain = await newTerritory(t);
     const member = await newResident(t, plain);
     const disabled = await report(member, alertBody(plain));
@@ -188,7 +197,7 @@ describe('PATCH /api/v1/alerts/{alertId}/validation', () => {
     expect((await decide(curator, alert.id, { validated: 'yes' })).statusCode).toBe(400);
     expect((await decide(curator, alert.id, {})).statusCode).toBe(400);
     expect((await decide(curator, 'nope', { validated: true })).statusCode).toBe(400);
-    expect((await decide(curator, UNKNOWN, { validated: true })).statusCode).toBe(404);
+    expect((await decide(curator, UNKNOWN_ID, { validated: true })).statusCode).toBe(404);
     expect((await decide(null, alert.id, { validated: true })).statusCode).toBe(401);
     expect((await t.sql<{ status: string }>('select status from alert where id = $1', [alert.id]))[0]!.status).toBe('PENDING');
   });
@@ -238,7 +247,7 @@ describe('GET /api/v1/alerts and /alerts/paged', () => {
 
   it('is 404 for an unknown or unselected territory, 400 on bad paging, 401 without token', async () => {
     const user = await newUser(t);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/alerts/paged', headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${territory.id}&take=101`, headers: user.headers })).statusCode).toBe(400);
     expect(

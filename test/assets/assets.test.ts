@@ -10,6 +10,7 @@ import {
   newVisitor,
   type TestTerritory,
   type TestUser,
+  UNKNOWN_ID,
 } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -18,8 +19,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 interface AssetBody {
   id: string;
@@ -140,7 +139,7 @@ describe('POST /api/v1/assets', () => {
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ code: 'NOT_VERIFIED_RESIDENT' });
     }
-    expect((await call('POST', '/api/v1/assets', await newAdmin(t), assetBody({ id: UNKNOWN }))).statusCode).toBe(404);
+    expect((await call('POST', '/api/v1/assets', await newAdmin(t), assetBody({ id: UNKNOWN_ID }))).statusCode).toBe(404);
     expect(await writes()).toEqual(before);
   });
 
@@ -233,7 +232,7 @@ describe('GET /api/v1/assets (+ /paged) and GET /api/v1/assets/{assetId}', () =>
     const res = await call('GET', `/api/v1/assets/${archived.id}`, user);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id: archived.id, status: 'Archived', subtype: 'well' });
-    expect((await call('GET', `/api/v1/assets/${UNKNOWN}`, user)).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/assets/${UNKNOWN_ID}`, user)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/assets/nope', user)).statusCode).toBe(400);
     expect((await call('GET', `/api/v1/assets/${river.id}`, null)).statusCode).toBe(401);
   });
@@ -245,7 +244,7 @@ describe('GET /api/v1/assets (+ /paged) and GET /api/v1/assets/{assetId}', () =>
     expect((await call('GET', `/api/v1/assets?territoryId=${territory.id}&take=101`, user)).statusCode).toBe(400);
     expect((await call('GET', `/api/v1/assets/paged?territoryId=${territory.id}&pageSize=0`, user)).statusCode).toBe(400);
     expect((await call('GET', `/api/v1/assets?territoryId=${territory.id}&assetId=x`, user)).statusCode).toBe(400);
-    expect((await call('GET', `/api/v1/assets?territoryId=${UNKNOWN}`, user)).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/assets?territoryId=${UNKNOWN_ID}`, user)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/assets', user)).json()).toMatchObject({ code: 'NO_TERRITORY_SELECTED' });
   });
 });
@@ -297,7 +296,7 @@ describe('PATCH /api/v1/assets/{assetId}', () => {
     const other = await newResident(t, territory, { verified: true });
     expect((await patch(other, asset.id, { name: 'Hijack' })).statusCode).toBe(403);
     expect((await patch(null, asset.id, { name: 'x' })).statusCode).toBe(401);
-    expect((await patch(creator, UNKNOWN, { name: 'x' })).statusCode).toBe(404);
+    expect((await patch(creator, UNKNOWN_ID, { name: 'x' })).statusCode).toBe(404);
     for (const body of [{ geoAnchors: [] }, { subtype: 'lake' }, { name: 'x'.repeat(201) }, { description: 'x'.repeat(1001) }, { type: '' }]) {
       expect((await patch(creator, asset.id, body)).statusCode, JSON.stringify(body)).toBe(400);
     }
@@ -432,7 +431,7 @@ describe('POST /api/v1/assets/{assetId}/validate', () => {
     const forbidden = await validate(await newUser(t), asset.id);
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json()).toMatchObject({ code: 'NOT_MEMBER' });
-    expect((await validate(residents[1]!, UNKNOWN)).statusCode).toBe(404);
+    expect((await validate(residents[1]!, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await validate(residents[1]!, 'nope')).statusCode).toBe(400);
     const old = await created(residents[0]!, territory);
     const afterCreate = await writes();
@@ -502,7 +501,7 @@ describe('POST /api/v1/assets/{assetId}/curate and /archive', () => {
     expect((await curate(null, asset.id, 'APPROVED')).statusCode).toBe(401);
     expect((await curate(creator, asset.id, 'APPROVED')).statusCode).toBe(403);
     expect((await curate(await newCurator(t, await newTerritory(t)), asset.id, 'APPROVED')).statusCode).toBe(403);
-    expect((await curate(curator, UNKNOWN, 'APPROVED')).statusCode).toBe(404);
+    expect((await curate(curator, UNKNOWN_ID, 'APPROVED')).statusCode).toBe(404);
     expect((await curate(curator, asset.id, 'NOACTION')).statusCode).toBe(400);
     expect((await curate(curator, asset.id, undefined)).statusCode).toBe(400);
     expect(await statusOf(asset.id)).toBe('Suggested');
@@ -529,7 +528,7 @@ describe('POST /api/v1/assets/{assetId}/curate and /archive', () => {
     const asset = await created(creator, territory);
     expect((await archive(null, asset.id)).statusCode).toBe(401);
     expect((await archive(creator, asset.id)).statusCode).toBe(403);
-    expect((await archive(curator, UNKNOWN)).statusCode).toBe(404);
+    expect((await archive(curator, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await archive(curator, 'nope')).statusCode).toBe(400);
     expect(await statusOf(asset.id)).toBe('Suggested');
     await curate(curator, asset.id, 'REJECTED');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/platform/jwt.js';
-import { countRows, newUser } from '../factories/index.js';
+import { countRows, newUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { bearer, newIdentity, socialLogin } from './login.js';
 
@@ -50,7 +50,7 @@ describe('bearer tokens on a protected operation', () => {
     const user = await newUser(t);
     await t.sql('update app_user set deleted_at_utc = now() where id = $1', [user.id]);
     expect((await me(user.headers)).statusCode).toBe(401);
-    const ghost = await signAccessToken(t.deps.config.jwt, '0190a4f6-0000-7000-8000-000000000000');
+    const ghost = await signAccessToken(t.deps.config.jwt, UNKNOWN_ID);
     expect((await me(bearer(ghost.token))).statusCode).toBe(401);
     const notUuid = await signAccessToken(t.deps.config.jwt, 'admin');
     expect((await me(bearer(notUuid.token))).statusCode).toBe(401);

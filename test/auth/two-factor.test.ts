@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clock } from '../../src/platform/clock.js';
-import { countRows, newUser } from '../factories/index.js';
+import { countRows, newUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { bearer, newIdentity, socialLogin } from './login.js';
 
@@ -175,7 +175,7 @@ describe('login with 2FA', () => {
   });
 
   it('unknown challenge 401, malformed challenge or code 400', async () => {
-    expect((await post('/api/v1/auth/2fa/verify', { challengeId: '0190a4f6-0000-7000-8000-000000000000', code: '123456' })).statusCode).toBe(401);
+    expect((await post('/api/v1/auth/2fa/verify', { challengeId: UNKNOWN_ID, code: '123456' })).statusCode).toBe(401);
     expect((await post('/api/v1/auth/2fa/verify', { challengeId: 'nope', code: '123456' })).statusCode).toBe(400);
     const user = await enroll();
     const challengeId = await challenge(user.identity);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedUserIdsOf } from '../../src/routers/blocks/blocks.queries.js';
-import { countRows, newUser, type TestUser } from '../factories/index.js';
+import { countRows, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -10,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 const PATHS = [(id: string) => `/api/v1/users/${id}/block`, (id: string) => `/api/v1/blocks/users/${id}`];
 const blocks = (blocker: TestUser, blocked: string) => countRows(t, 'user_block', 'blocker_user_id = $1 and blocked_user_id = $2', [blocker.id, blocked]);
 const audits = (action: string, actor: TestUser, subject: string) =>
@@ -48,7 +47,7 @@ describe.each(PATHS.map((path) => [path(':userId'), path] as const))('%s', (_lab
       const malformed = await t.app.inject({ method, url: path('nope'), headers: me.headers });
       expect(malformed.statusCode).toBe(400);
       expect(malformed.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'userId' }] });
-      const unknown = await t.app.inject({ method, url: path(UNKNOWN), headers: me.headers });
+      const unknown = await t.app.inject({ method, url: path(UNKNOWN_ID), headers: me.headers });
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
       const anonymous = await t.app.inject({ method, url: path(them.id) });

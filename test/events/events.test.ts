@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { countRows, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { countRows, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -11,7 +11,6 @@ afterAll(() => t.close());
 
 const DAY = 24 * 3600 * 1000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 const eventBody = (territory: { id: string }, extra: Record<string, unknown> = {}) => ({
   territoryId: territory.id,
@@ -159,7 +158,7 @@ describe('POST /api/v1/events', () => {
     const forbidden = await createEvent(stranger, eventBody(territory));
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().code).toBe('NOT_MEMBER');
-    const missing = await createEvent(stranger, eventBody({ id: UNKNOWN }));
+    const missing = await createEvent(stranger, eventBody({ id: UNKNOWN_ID }));
     expect(missing.statusCode).toBe(404);
     expect(await eventCounts()).toEqual(before);
   });
@@ -221,7 +220,7 @@ describe('GET /api/v1/events/{eventId}', () => {
     const ok = await t.app.inject({ method: 'GET', url: `/api/v1/events/${event.id}`, headers: stranger.headers });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ id: event.id, myParticipation: null });
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/events/${UNKNOWN}`, headers: stranger.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/events/${UNKNOWN_ID}`, headers: stranger.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/events/nope', headers: stranger.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/events/${event.id}` })).statusCode).toBe(401);
   });
@@ -247,7 +246,7 @@ describe('GET /api/v1/events/{eventId}', () => {
   it('refuses an event row pointing at a post that does not exist (the database keeps the reference valid)', async () => {
     const territory = await newTerritory(t);
     const event = await created(await newResident(t, territory), territory);
-    await expect(t.sql('update event set post_id = $1 where id = $2', [UNKNOWN, event.id])).rejects.toThrow(/foreign key/);
+    await expect(t.sql('update event set post_id = $1 where id = $2', [UNKNOWN_ID, event.id])).rejects.toThrow(/foreign key/);
   });
 });
 
@@ -314,7 +313,7 @@ describe('GET /api/v1/events and /events/paged', () => {
     expect(bySession.json()).toHaveLength(5);
     const none = await t.app.inject({ method: 'GET', url: '/api/v1/events', headers: user.headers });
     expect(none.statusCode).toBe(404);
-    const unknown = await t.app.inject({ method: 'GET', url: `/api/v1/events/paged?territoryId=${UNKNOWN}`, headers: user.headers });
+    const unknown = await t.app.inject({ method: 'GET', url: `/api/v1/events/paged?territoryId=${UNKNOWN_ID}`, headers: user.headers });
     expect(unknown.statusCode).toBe(404);
   });
 
@@ -442,7 +441,7 @@ describe('POST /api/v1/events/{eventId}/interest and /confirm', () => {
     await t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/cancel`, headers: creator.headers });
     const user = await newUser(t);
     for (const what of ['interest', 'confirm']) {
-      expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN}/${what}`, headers: user.headers })).statusCode).toBe(404);
+      expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN_ID}/${what}`, headers: user.headers })).statusCode).toBe(404);
       expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/nope/${what}`, headers: user.headers })).statusCode).toBe(400);
       const cancelled = await t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/${what}`, headers: user.headers });
       expect(cancelled.statusCode).toBe(409);
@@ -478,7 +477,7 @@ describe('POST /api/v1/events/{eventId}/cancel', () => {
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().code).toBe('NOT_EVENT_CREATOR');
     expect((await t.sql<{ status: string }>('select status from event where id = $1', [event.id]))[0]!.status).toBe('SCHEDULED');
-    expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN}/cancel`, headers: otherResident.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${UNKNOWN_ID}/cancel`, headers: otherResident.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/events/nope/cancel', headers: otherResident.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/cancel` })).statusCode).toBe(401);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newUser, type TestUser } from '../factories/index.js';
+import { countRows, newAdmin, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { multipartBody, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -12,7 +12,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const downloadUrl = (id: string) => `/api/v1/admin/evidences/${id}/download`;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 async function uploadedEvidence(bytes: Buffer, fileName: string) {
   const user = await newUser(t);
@@ -46,10 +45,10 @@ describe('GET /api/v1/admin/evidences/{evidenceId}/download', () => {
   });
 
   it('is 404 for an unknown evidence and for a file missing from storage', async () => {
-    const unknown = await t.app.inject({ method: 'GET', url: downloadUrl(UNKNOWN), headers: admin.headers });
+    const unknown = await t.app.inject({ method: 'GET', url: downloadUrl(UNKNOWN_ID), headers: admin.headers });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toContain('application/problem+json');
-    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND', instance: downloadUrl(UNKNOWN) });
+    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND', instance: downloadUrl(UNKNOWN_ID) });
 
     const { evidenceId } = await uploadedEvidence(TINY_PNG, 'a.png');
     const [row] = await t.sql<{ storage_key: string }>('select storage_key from evidence where id = $1', [evidenceId]);

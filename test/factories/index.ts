@@ -21,6 +21,9 @@ export interface TestTerritory {
   longitude: number;
 }
 
+/** A well-formed id that names nothing: every "unknown id" test uses it. */
+export const UNKNOWN_ID = '0190a4f6-0000-7000-8000-000000000000';
+
 let seq = 0;
 
 export async function newUser(

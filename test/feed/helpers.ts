@@ -1,4 +1,5 @@
 import { newId } from '../../src/platform/ids.js';
+import { newMapEntity, newPost } from '../factories/content.js';
 import type { TestUser } from '../factories/index.js';
 import { multipartBody } from '../factories/multipart.js';
 import type { TestApp } from '../setup/test-app.js';
@@ -25,7 +26,7 @@ export interface FeedItem {
   updatedAtUtc: string;
 }
 
-export const UNKNOWN_ID = '0190a4f6-0000-7000-8000-000000000000';
+export { UNKNOWN_ID } from '../factories/index.js';
 
 /** POST /api/v1/feed as the user (territoryId in the body unless the body says otherwise). */
 export function createPost(t: TestApp, user: TestUser, body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -54,17 +55,11 @@ export async function uploadMedia(t: TestApp, user: TestUser, fileName: string, 
 }
 
 /** A post row written directly (statuses clients cannot produce, bulk data). */
-export async function insertPost(
+export function insertPost(
   t: TestApp,
   opts: { territoryId: string; authorUserId: string; status?: string; visibility?: string; title?: string; createdAt?: Date },
 ): Promise<string> {
-  const id = newId();
-  await t.sql(
-    `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
-     values ($1, $2, $2, $3, $4, $5, 'content', 'POST', $6, $7)`,
-    [id, opts.createdAt ?? new Date(), opts.territoryId, opts.authorUserId, opts.title ?? 'Inserted', opts.visibility ?? 'PUBLIC', opts.status ?? 'PUBLISHED'],
-  );
-  return id;
+  return newPost(t, { ...opts, title: opts.title ?? 'Inserted' });
 }
 
 export async function addModerationRule(t: TestApp, territoryId: string, ruleType: string, name: string, config: unknown, isActive = true) {
@@ -76,14 +71,8 @@ export async function addModerationRule(t: TestApp, territoryId: string, ruleTyp
 }
 
 /** A map entity row of the territory (the map domain's table), for posts that reference one. */
-export async function insertMapEntity(t: TestApp, territoryId: string, createdByUserId: string, status = 'VALIDATED'): Promise<string> {
-  const id = newId();
-  await t.sql(
-    `insert into map_entity (id, created_at_utc, updated_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status)
-     values ($1, now(), now(), $2, $3, 'Square', 'public space', -23.55, -46.63, 'PUBLIC', $4)`,
-    [id, territoryId, createdByUserId, status],
-  );
-  return id;
+export function insertMapEntity(t: TestApp, territoryId: string, createdByUserId: string, status = 'VALIDATED'): Promise<string> {
+  return newMapEntity(t, { territoryId, createdByUserId, name: 'Square', category: 'public space', latitude: -23.55, longitude: -46.63, status });
 }
 
 /** A territory asset row (the assets domain's table), for posts that reference one. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authCleanupJob } from '../../src/routers/auth/auth-cleanup.job.js';
-import { newAdmin, newUser, type TestUser } from '../factories/index.js';
+import { newAdmin, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -13,7 +13,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const QUEUE = authCleanupJob.queue;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 /** A real pg-boss job made to fail (no retries left). */
 async function failedJob(message = 'boom') {
@@ -118,7 +117,7 @@ describe('POST /api/v1/admin/jobs/{queue}/{jobId}/retry', () => {
     const id = await failedJob();
     const unknownQueue = await t.app.inject({ method: 'POST', url: `/api/v1/admin/jobs/no-such-queue/${id}/retry`, headers: admin.headers });
     expect(unknownQueue.statusCode).toBe(404);
-    const unknownJob = await t.app.inject({ method: 'POST', url: `/api/v1/admin/jobs/${QUEUE}/${UNKNOWN}/retry`, headers: admin.headers });
+    const unknownJob = await t.app.inject({ method: 'POST', url: `/api/v1/admin/jobs/${QUEUE}/${UNKNOWN_ID}/retry`, headers: admin.headers });
     expect(unknownJob.statusCode).toBe(404);
     const queued = await t.deps.jobs.boss.send(QUEUE, {}, { startAfter: 3600 });
     const notFailed = await t.app.inject({ method: 'POST', url: `/api/v1/admin/jobs/${QUEUE}/${queued}/retry`, headers: admin.headers });
@@ -146,7 +145,7 @@ describe('with the job runner disabled (JOBS__ENABLED=false)', () => {
       for (const [method, url] of [
         ['GET', '/api/v1/admin/jobs'],
         ['GET', `/api/v1/admin/jobs/${QUEUE}/failed`],
-        ['POST', `/api/v1/admin/jobs/${QUEUE}/${UNKNOWN}/retry`],
+        ['POST', `/api/v1/admin/jobs/${QUEUE}/${UNKNOWN_ID}/retry`],
       ] as const) {
         const res = await off.app.inject({ method, url, headers: offAdmin.headers });
         expect(res.statusCode, url).toBe(409);

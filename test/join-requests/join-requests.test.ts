@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -7,8 +18,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 interface JoinRequestBody {
   id: string;
@@ -61,7 +70,7 @@ describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
     const visitor = await newVisitor(t, territory);
     const curator = await newCurator(t, territory);
     const requester = await newVisitor(t, territory);
-    const res = await create(requester, territory.id, { recipientUserIds: [unverified.id, visitor.id, UNKNOWN] });
+    const res = await create(requester, territory.id, { recipientUserIds: [unverified.id, visitor.id, UNKNOWN_ID] });
     expect(res.statusCode).toBe(201);
     expect(res.json().recipientUserIds).toEqual([curator.id]);
     const self = await newTerritory(t);
@@ -107,19 +116,19 @@ describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
     for (const payload of [
       {},
       { recipientUserIds: [] },
-      { recipientUserIds: [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN] },
+      { recipientUserIds: [UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID] },
       { recipientUserIds: 'x' },
-      { recipientUserIds: [UNKNOWN], message: 5 },
+      { recipientUserIds: [UNKNOWN_ID], message: 5 },
     ]) {
       const res = await create(requester, territory.id, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    expect((await create(requester, UNKNOWN, { recipientUserIds: [UNKNOWN] })).statusCode).toBe(404);
+    expect((await create(requester, UNKNOWN_ID, { recipientUserIds: [UNKNOWN_ID] })).statusCode).toBe(404);
     const anonymous = await t.app.inject({
       method: 'POST',
       url: `/api/v1/territories/${territory.id}/join-requests`,
-      payload: { recipientUserIds: [UNKNOWN] },
+      payload: { recipientUserIds: [UNKNOWN_ID] },
     });
     expect(anonymous.statusCode).toBe(401);
     expect(await countRows(t, 'join_request')).toBe(before);
@@ -133,7 +142,7 @@ describe('join-request creation limit', () => {
     await newCurator(t, territory);
     const user = await newUser(t);
     for (let i = 0; i < 3; i++) {
-      const created = i % 2 === 0 ? await becomeResident(user, territory.id) : await create(user, territory.id, { recipientUserIds: [UNKNOWN] });
+      const created = i % 2 === 0 ? await becomeResident(user, territory.id) : await create(user, territory.id, { recipientUserIds: [UNKNOWN_ID] });
       expect(created.statusCode).toBe(201);
       expect((await act(user, created.json().id, 'cancel')).statusCode).toBe(200);
     }
@@ -147,7 +156,7 @@ describe('join-request creation limit', () => {
       detail: 'Rate limit exceeded. Please try again later.',
       instance: `/api/v1/memberships/${territory.id}/become-resident`,
     });
-    expect((await create(user, territory.id, { recipientUserIds: [UNKNOWN] })).statusCode).toBe(429);
+    expect((await create(user, territory.id, { recipientUserIds: [UNKNOWN_ID] })).statusCode).toBe(429);
     expect(await countRows(t, 'join_request')).toBe(before);
 
     // Another territory has its own count.
@@ -295,7 +304,7 @@ describe('approve / reject / cancel', () => {
       expect((await act(user, request.id, 'reject')).statusCode).toBe(403);
     }
     expect((await t.sql<{ status: string }>('select status from join_request where id = $1', [request.id]))[0]?.status).toBe('PENDING');
-    expect((await act(curator, UNKNOWN, 'approve')).statusCode).toBe(404);
+    expect((await act(curator, UNKNOWN_ID, 'approve')).statusCode).toBe(404);
     expect((await act(curator, 'nope', 'reject')).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.id}/approve` })).statusCode).toBe(401);
 
@@ -324,7 +333,7 @@ describe('approve / reject / cancel', () => {
     const other = await pendingRequest();
     expect((await act(other.curator, other.request.id, 'approve')).statusCode).toBe(200);
     expect((await act(other.requester, other.request.id, 'cancel')).statusCode).toBe(409);
-    expect((await act(other.requester, UNKNOWN, 'cancel')).statusCode).toBe(404);
+    expect((await act(other.requester, UNKNOWN_ID, 'cancel')).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/join-requests/${request.id}/cancel` })).statusCode).toBe(401);
   });
 
@@ -384,7 +393,7 @@ describe('deciding re-checks the recipient eligibility', () => {
     const former = await newVisitor(t, territory);
     expect((await capability(admin, territory.id, former.id, 'PUT')).statusCode).toBe(200);
     const requester = await newVisitor(t, territory);
-    const created = await create(requester, territory.id, { recipientUserIds: [UNKNOWN] });
+    const created = await create(requester, territory.id, { recipientUserIds: [UNKNOWN_ID] });
     expect(created.statusCode).toBe(201);
     const request = created.json() as JoinRequestBody;
     expect(request.recipientUserIds).toEqual([former.id]);
@@ -495,7 +504,7 @@ describe('GET /api/v1/join-requests/{id}', () => {
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     }
-    const unknown = await get(stranger, UNKNOWN);
+    const unknown = await get(stranger, UNKNOWN_ID);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().detail).toBe((await get(stranger, request.id)).json().detail);
     const malformed = await get(stranger, 'nope');

@@ -11,6 +11,7 @@ import {
   newVisitor,
   type TestTerritory,
   type TestUser,
+  UNKNOWN_ID,
 } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block } from './seed.js';
@@ -20,8 +21,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 interface EntityBody {
   id: string;
@@ -115,7 +114,7 @@ describe('POST /api/v1/map/entities', () => {
     const forbidden = await suggest(stranger, entityBody(territory));
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json()).toMatchObject({ code: 'NOT_MEMBER' });
-    expect((await suggest(stranger, entityBody({ id: UNKNOWN }))).statusCode).toBe(404);
+    expect((await suggest(stranger, entityBody({ id: UNKNOWN_ID }))).statusCode).toBe(404);
     expect(await countRows(t, 'map_entity')).toBe(before);
   });
 
@@ -226,7 +225,7 @@ describe('GET /api/v1/map/entities (+ /paged): visibility layers', () => {
     ).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${territory.id}&take=0`, headers: user.headers })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=nope`, headers: user.headers })).statusCode).toBe(400);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/entities?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
     const noSelection = await t.app.inject({ method: 'GET', url: `/api/v1/map/entities`, headers: user.headers });
     expect(noSelection.statusCode).toBe(404);
   });
@@ -271,7 +270,7 @@ describe('PATCH /api/v1/map/entities/{entityId}/validation', () => {
     const otherCurator = await newCurator(t, await newTerritory(t));
     expect((await validate(otherCurator, entity.id, { validated: false })).statusCode).toBe(403);
     const curator = await newCurator(t, territory);
-    expect((await validate(curator, UNKNOWN, { validated: true })).statusCode).toBe(404);
+    expect((await validate(curator, UNKNOWN_ID, { validated: true })).statusCode).toBe(404);
     expect((await validate(curator, entity.id, { validated: 'yes' })).statusCode).toBe(400);
     expect((await validate(curator, entity.id, {})).statusCode).toBe(400);
     expect((await validate(curator, 'nope', { validated: true })).statusCode).toBe(400);
@@ -337,7 +336,7 @@ describe('POST /api/v1/map/entities/{entityId}/confirmations', () => {
     const other = await newTerritory(t);
     await addMembership(t, member, other);
     expect((await confirm(member, entity.id, other.id)).statusCode).toBe(404);
-    expect((await confirm(member, UNKNOWN, territory.id)).statusCode).toBe(404);
+    expect((await confirm(member, UNKNOWN_ID, territory.id)).statusCode).toBe(404);
     expect(await countRows(t, 'map_entity_confirmation')).toBe(before);
   });
 
@@ -410,7 +409,7 @@ describe('POST /api/v1/map/entities/{entityId}/relations', () => {
       expect(res.json()).toMatchObject({ code: 'NOT_VERIFIED_RESIDENT' });
     }
     const verified = await newResident(t, territory, { verified: true });
-    expect((await relate(verified, UNKNOWN)).statusCode).toBe(404);
+    expect((await relate(verified, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await relate(verified, 'nope')).statusCode).toBe(400);
     expect(await countRows(t, 'map_entity_relation')).toBe(before);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityCountQuery, entityListQuery, type MapViewer, pinsCountQuery, pinsQuery } from '../../src/routers/map/map.queries.js';
 import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
 import type { SqlQuery } from '../../src/db/sql.js';
-import { newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';
 
@@ -123,7 +123,7 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
   it('the pins page for a visitor who blocked someone, with asset filters, and a later page', async () => {
     const v = viewer({ residentsOnlyVisible: false, blockedUserIds: [users[0]!.id, users[1]!.id] });
     await expectIndexed(pinsQuery(v, { types: PIN_TYPES, assetTypes: ['natural'], assetSubtypes: ['river'] }, 200, 20), [/^map_entity_territory_idx$/]);
-    await expectIndexed(pinsQuery(v, { types: ['asset'], assetId: '0190a4f6-0000-7000-8000-000000000000' }, 0, 20), [/^territory_asset_/]);
+    await expectIndexed(pinsQuery(v, { types: ['asset'], assetId: UNKNOWN_ID }, 0, 20), [/^territory_asset_/]);
     await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^(map_entity_territory_idx|post_feed_idx|post_map_entity_idx)$/]);
   });
 

@@ -9,6 +9,7 @@ import {
   newVisitor,
   type TestTerritory,
   type TestUser,
+  UNKNOWN_ID,
 } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { block, insertAlert, insertAsset, insertEntity, insertEvent, insertMedia, insertPost } from './seed.js';
@@ -18,8 +19,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 interface Pin {
   type: string;
@@ -255,8 +254,8 @@ describe('GET /api/v1/map/pins', () => {
     expect(
       (await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&pageNumber=0`, headers: user.headers })).statusCode,
     ).toBe(400);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${UNKNOWN}`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
   });
 
   it('treats quotes, commas and braces in asset filters as data', async () => {

@@ -1,4 +1,5 @@
 import { newId } from '../../src/platform/ids.js';
+import { newEvent, newMapEntity, newPost } from '../factories/content.js';
 import type { TestUser } from '../factories/index.js';
 import type { TestApp } from '../setup/test-app.js';
 
@@ -12,79 +13,32 @@ let clockMs = Date.UTC(2030, 0, 1);
 /** Strictly increasing creation times, so "newest first" orders are predictable. */
 const nextTime = () => new Date((clockMs += 1000));
 
-export async function insertEntity(
+export function insertEntity(
   t: TestApp,
   territory: Territory,
   author: TestUser,
   opts: { name?: string; latitude?: number; longitude?: number; visibility?: string; status?: string } = {},
 ) {
-  const id = newId();
-  await t.sql(
-    `insert into map_entity (id, created_at_utc, territory_id, created_by_user_id, name, category, latitude, longitude, visibility, status, confirmation_count, updated_at_utc)
-     values ($1, $2, $3, $4, $5, 'establishment', $6, $7, $8, $9, 0, $2)`,
-    [
-      id,
-      nextTime(),
-      territory.id,
-      author.id,
-      opts.name ?? `Entity ${id.slice(-4)}`,
-      opts.latitude ?? -23.5,
-      opts.longitude ?? -46.6,
-      opts.visibility ?? 'PUBLIC',
-      opts.status ?? 'SUGGESTED',
-    ],
-  );
-  return id;
+  return newMapEntity(t, { ...opts, territoryId: territory.id, createdByUserId: author.id, createdAt: nextTime() });
 }
 
-export async function insertPost(
+export function insertPost(
   t: TestApp,
   territory: Territory,
   author: TestUser,
   opts: { title?: string; mapEntityId?: string | null; visibility?: string; status?: string; type?: string } = {},
 ) {
-  const id = newId();
-  await t.sql(
-    `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
-     values ($1, $2, $3, $4, $5, 'content', $6, $7, $8, $9, $2)`,
-    [
-      id,
-      nextTime(),
-      territory.id,
-      author.id,
-      opts.title ?? `Post ${id.slice(-4)}`,
-      opts.type ?? 'POST',
-      opts.visibility ?? 'PUBLIC',
-      opts.status ?? 'PUBLISHED',
-      opts.mapEntityId ?? null,
-    ],
-  );
-  return id;
+  return newPost(t, { ...opts, territoryId: territory.id, authorUserId: author.id, createdAt: nextTime() });
 }
 
-export async function insertEvent(
+export function insertEvent(
   t: TestApp,
   territory: Territory,
   author: TestUser,
   opts: { title?: string; latitude?: number; longitude?: number; status?: string; startsAt?: Date } = {},
 ) {
-  const id = newId();
-  await t.sql(
-    `insert into event (id, created_at_utc, territory_id, title, starts_at_utc, latitude, longitude, status, created_by_user_id, created_by_membership)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'RESIDENT')`,
-    [
-      id,
-      nextTime(),
-      territory.id,
-      opts.title ?? `Event ${id.slice(-4)}`,
-      opts.startsAt ?? nextTime(),
-      opts.latitude ?? -23.52,
-      opts.longitude ?? -46.62,
-      opts.status ?? 'SCHEDULED',
-      author.id,
-    ],
-  );
-  return id;
+  const createdAt = nextTime();
+  return newEvent(t, { ...opts, territoryId: territory.id, createdByUserId: author.id, createdAt, startsAt: opts.startsAt ?? nextTime() });
 }
 
 export async function insertAlert(

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GLOBAL_MEDIA_CONFIG } from '../../src/routers/media-config/media-config.defaults.js';
-import { countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  countRows,
+  newAdmin,
+  newCurator,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  type TestTerritory,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -10,7 +21,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const MB = 1024 * 1024;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 const url = (territoryId: string) => `/api/v1/territories/${territoryId}/media-config`;
 const get = (territoryId: string, user: TestUser | null) => t.app.inject({ method: 'GET', url: url(territoryId), headers: user?.headers ?? {} });
 const put = (territoryId: string, user: TestUser | null, payload: unknown) =>
@@ -66,7 +76,7 @@ describe('GET /api/v1/territories/{territoryId}/media-config', () => {
     const territory = await newTerritory(t);
     const user = await newUser(t);
     expect((await get(territory.id, null)).statusCode).toBe(401);
-    const missing = await get(UNKNOWN, user);
+    const missing = await get(UNKNOWN_ID, user);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'NOT_FOUND' });
     const malformed = await get('nope', user);
@@ -166,7 +176,7 @@ describe('PUT /api/v1/territories/{territoryId}/media-config', () => {
       expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
     }
     expect((await put(territory.id, null, { posts: { maxMediaCount: 1 } })).statusCode).toBe(401);
-    expect((await put(UNKNOWN, curator, { posts: { maxMediaCount: 1 } })).statusCode).toBe(404);
+    expect((await put(UNKNOWN_ID, curator, { posts: { maxMediaCount: 1 } })).statusCode).toBe(404);
     expect((await get(territory.id, curator)).json().posts.maxMediaCount).not.toBe(1);
   });
 });

@@ -10,7 +10,7 @@ import {
   purgeDeletedMedia,
   type AttachTarget,
 } from '../../src/routers/media/media.service.js';
-import { countRows, newCurator, newTerritory, newUser, type TestTerritory, type TestUser } from '../factories/index.js';
+import { countRows, newCurator, newTerritory, newUser, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import {
   ELEVEN_MINUTE_MP4,
   padTo,
@@ -97,7 +97,7 @@ describe('assertAttachable: posts', () => {
       message: 'All media attached must belong to the user creating the content.',
       field: 'mediaIds',
     });
-    expect(await refusal(check('posts', ['0190a4f6-0000-7000-8000-000000000000']))).toMatchObject({ code: 'MEDIA_NOT_FOUND' });
+    expect(await refusal(check('posts', [UNKNOWN_ID]))).toMatchObject({ code: 'MEDIA_NOT_FOUND' });
     expect(await refusal(check('posts', ['not-a-uuid']))).toMatchObject({ code: 'VALIDATION_FAILED' });
 
     const mine = await upload(TINY_PNG, 'y.png');
@@ -135,7 +135,7 @@ describe('assertAttachable: posts', () => {
 
   it('is 404 for an unknown territory', async () => {
     const image = await upload(TINY_PNG, 'a.png');
-    const error = await check('posts', [image], { territoryId: '0190a4f6-0000-7000-8000-000000000000' }).catch((e: AppError) => e);
+    const error = await check('posts', [image], { territoryId: UNKNOWN_ID }).catch((e: AppError) => e);
     expect((error as AppError).code).toBe('NOT_FOUND');
   });
 });

@@ -10,6 +10,7 @@ import {
   newVisitor,
   type TestTerritory,
   type TestUser,
+  UNKNOWN_ID,
 } from '../factories/index.js';
 import {
   mp4HeaderOfSize,
@@ -38,7 +39,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const MB = 1024 * 1024;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 const mediaRows = (userId: string) => countRows(t, 'media_asset', 'uploaded_by_user_id = $1', [userId]);
 
 describe('POST /api/v1/media/upload', () => {
@@ -179,9 +179,9 @@ describe('GET /api/v1/media/{id}', () => {
   it('is 401 without a token, 404 for an unknown id or a missing file, 400 for a malformed id', async () => {
     const image = await uploadMedia(t, owner, TINY_PNG, 'x.png');
     expect((await t.app.inject({ method: 'GET', url: image.url })).statusCode).toBe(401);
-    const unknown = await t.app.inject({ method: 'GET', url: `/api/v1/media/${UNKNOWN}`, headers: owner.headers });
+    const unknown = await t.app.inject({ method: 'GET', url: `/api/v1/media/${UNKNOWN_ID}`, headers: owner.headers });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND', instance: `/api/v1/media/${UNKNOWN}` });
+    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND', instance: `/api/v1/media/${UNKNOWN_ID}` });
     const malformed = await t.app.inject({ method: 'GET', url: '/api/v1/media/not-a-uuid', headers: owner.headers });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'id' }] });
@@ -332,7 +332,7 @@ describe('DELETE /api/v1/media/{id}', () => {
     expect(storedFilesOf(t, owner.id)).toHaveLength(1);
     expect(await countRows(t, 'audit_entry', "action = 'media.deleted' and subject_id = $1", [image.id])).toBe(0);
 
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/media/${UNKNOWN}`, headers: owner.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/media/${UNKNOWN_ID}`, headers: owner.headers })).statusCode).toBe(404);
     const malformed = await t.app.inject({ method: 'DELETE', url: '/api/v1/media/nope', headers: owner.headers });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: 'VALIDATION_FAILED' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, countRows, newCurator, newResident, newTerritory, newUser, newVisitor } from '../factories/index.js';
+import { addMembership, countRows, newCurator, newResident, newTerritory, newUser, newVisitor, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -7,8 +7,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 describe('POST /api/v1/territories/{territoryId}/enter', () => {
   it('creates the VISITOR membership, then returns the same one', async () => {
@@ -53,7 +51,7 @@ describe('POST /api/v1/territories/{territoryId}/enter', () => {
     const user = await newUser(t);
     const pending = await newTerritory(t, { status: 'PENDING' });
     const before = await countRows(t, 'territory_membership');
-    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/territories/${UNKNOWN}/enter`, headers: user.headers });
+    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/territories/${UNKNOWN_ID}/enter`, headers: user.headers });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
     const inactive = await t.app.inject({ method: 'POST', url: `/api/v1/territories/${pending.id}/enter`, headers: user.headers });
@@ -149,7 +147,7 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/geo', () => {
     expect(asVisitor.json()).toMatchObject({ code: 'NOT_RESIDENT' });
     expect((await t.app.inject({ method: 'POST', url, headers: stranger.headers, payload })).statusCode).toBe(403);
     expect(
-      (await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN}/verify-residency/geo`, headers: visitor.headers, payload })).statusCode,
+      (await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN_ID}/verify-residency/geo`, headers: visitor.headers, payload })).statusCode,
     ).toBe(404);
     const resident = await newResident(t, territory);
     const bad = await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { latitude: 91, longitude: 0 } });
@@ -284,7 +282,7 @@ describe('POST /api/v1/memberships/{territoryId}/become-resident', () => {
     expect(tooMany.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'recipientUserIds' }] });
     const malformed = await t.app.inject({ method: 'POST', url, headers: user.headers, payload: { recipientUserIds: ['x'] } });
     expect(malformed.statusCode).toBe(400);
-    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN}/become-resident`, headers: user.headers });
+    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/memberships/${UNKNOWN_ID}/become-resident`, headers: user.headers });
     expect(unknown.statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url })).statusCode).toBe(401);
     expect(await countRows(t, 'join_request')).toBe(before);
@@ -340,7 +338,7 @@ describe('POST /api/v1/memberships/transfer-residency', () => {
     expect(nothing.json()).toMatchObject({ code: 'NOT_RESIDENT' });
     const same = await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { toTerritoryId: home.id } });
     expect(same.statusCode).toBe(409);
-    expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { toTerritoryId: UNKNOWN } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { toTerritoryId: UNKNOWN_ID } })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { toTerritoryId: 'x' } })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: {} })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url, payload: { toTerritoryId: home.id } })).statusCode).toBe(401);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newResident, newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
+import { countRows, newResident, newTerritory, newUser, newVisitor, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { multipartBody, pngOfSize, TINY_JPEG, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -8,8 +8,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 const upload = (user: TestUser | null, territoryId: string, bytes: Buffer, field = 'file') => {
   const body = multipartBody([{ field, fileName: 'bill.bin', bytes }]);
@@ -61,7 +59,7 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/document/uploa
     expect(asVisitor.statusCode).toBe(403);
     expect(asVisitor.json()).toMatchObject({ code: 'NOT_RESIDENT' });
     expect((await upload(stranger, territory.id, TINY_PDF)).statusCode).toBe(403);
-    expect((await upload(visitor, UNKNOWN, TINY_PDF)).statusCode).toBe(404);
+    expect((await upload(visitor, UNKNOWN_ID, TINY_PDF)).statusCode).toBe(404);
     expect((await upload(visitor, 'bad', TINY_PDF)).statusCode).toBe(400);
     const anonymous = await upload(null, territory.id, TINY_PDF);
     expect(anonymous.statusCode).toBe(401);
@@ -126,7 +124,7 @@ describe('POST /api/v1/memberships/{territoryId}/verify-residency/document {evid
     const before = await countRows(t, 'work_item');
 
     expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { evidenceId: theirs.evidenceId } })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { evidenceId: UNKNOWN } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { evidenceId: UNKNOWN_ID } })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: { evidenceId: 'x' } })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url, headers: resident.headers, payload: {} })).statusCode).toBe(400);
 

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -7,8 +18,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 interface NaturalAssetBody {
   id: string;
@@ -86,7 +95,7 @@ describe('POST /api/v1/territories/{territoryId}/natural-assets', () => {
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ code: 'NOT_VERIFIED_RESIDENT' });
     }
-    expect((await create(await newAdmin(t), UNKNOWN, body())).statusCode).toBe(404);
+    expect((await create(await newAdmin(t), UNKNOWN_ID, body())).statusCode).toBe(404);
     expect(await countRows(t, 'natural_asset')).toBe(before);
   });
 
@@ -147,7 +156,7 @@ describe('GET /api/v1/territories/{territoryId}/natural-assets', () => {
     expect((await list(null, territory.id)).statusCode).toBe(401);
     expect((await list(user, territory.id, '?status=GONE')).statusCode).toBe(400);
     expect((await list(user, territory.id, '?take=101')).statusCode).toBe(400);
-    expect((await list(user, UNKNOWN)).statusCode).toBe(404);
+    expect((await list(user, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await list(user, 'nope')).statusCode).toBe(400);
   });
 });
@@ -188,9 +197,9 @@ describe('POST /api/v1/territories/{territoryId}/natural-assets/{id}/publish', (
     const otherCurator = await newCurator(t, other);
     expect((await publish(otherCurator, territory.id, asset.id)).statusCode).toBe(403);
     expect((await publish(otherCurator, other.id, asset.id)).statusCode).toBe(404);
-    expect((await publish(curator, territory.id, UNKNOWN)).statusCode).toBe(404);
+    expect((await publish(curator, territory.id, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await publish(curator, territory.id, 'nope')).statusCode).toBe(400);
-    expect((await publish(curator, UNKNOWN, asset.id)).statusCode).toBe(404);
+    expect((await publish(curator, UNKNOWN_ID, asset.id)).statusCode).toBe(404);
     const [row] = await t.sql<{ status: string }>('select status from natural_asset where id = $1', [asset.id]);
     expect(row?.status).toBe('PENDING');
   });

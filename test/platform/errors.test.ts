@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newUser } from '../factories/index.js';
+import { countRows, newAdmin, newUser, UNKNOWN_ID } from '../factories/index.js';
 import type { TestApp } from '../setup/test-app.js';
 import { createAppWith } from './support.js';
 
@@ -113,7 +113,7 @@ describe('tRPC errors', () => {
   it('an unauthenticated call at /trpc is 401 without a stack', async () => {
     const res = await t.app.inject({
       method: 'GET',
-      url: `/trpc/territories.byId?input=${encodeURIComponent(JSON.stringify({ id: '0190a4f6-0000-7000-8000-000000000000' }))}`,
+      url: `/trpc/territories.byId?input=${encodeURIComponent(JSON.stringify({ id: UNKNOWN_ID }))}`,
     });
     expect(res.statusCode).toBe(401);
     expect(res.body).not.toContain('stack');

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newUser } from '../factories/index.js';
+import { newUser, UNKNOWN_ID } from '../factories/index.js';
 import type { TestApp } from '../setup/test-app.js';
 import { createAppWith, PRODUCTION_ENV } from './support.js';
 
@@ -43,7 +43,7 @@ describe('security headers on every response (development, plain HTTP)', () => {
   });
 
   it('401', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/territories/0190a4f6-0000-7000-8000-000000000000' });
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/territories/${UNKNOWN_ID}` });
     expect(res.statusCode).toBe(401);
     expectSecurityHeaders(res);
   });

@@ -3,7 +3,7 @@ import { hasFlag, normalizeFeatureFlag } from '../../src/entities/territory.enti
 import { AppError } from '../../src/platform/problems.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireTerritory } from '../../src/policy/territory-access.js';
-import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser } from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 const select = (headers: Record<string, string>, payload: unknown) =>
   t.app.inject({ method: 'POST', url: '/api/v1/territories/selection', headers, payload: payload as object });
 const selection = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/api/v1/territories/selection', headers });
@@ -64,7 +63,7 @@ describe('territory selection per session (X-Session-Id)', () => {
     const headers = { ...user.headers, 'x-session-id': 's' };
     const pending = await newTerritory(t, { status: 'PENDING' });
     const before = await countRows(t, 'territory_selection');
-    expect((await select(headers, { territoryId: UNKNOWN })).statusCode).toBe(404);
+    expect((await select(headers, { territoryId: UNKNOWN_ID })).statusCode).toBe(404);
     expect((await select(headers, { territoryId: pending.id })).statusCode).toBe(404);
     expect((await select(headers, { territoryId: 'nope' })).statusCode).toBe(400);
     expect((await select(headers, {})).statusCode).toBe(400);
@@ -125,7 +124,7 @@ describe('feature flags', () => {
     const user = await newUser(t);
     const territory = await newTerritory(t);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/territories/${territory.id}/features` })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v1/territories/${UNKNOWN}/features`, headers: user.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/territories/${UNKNOWN_ID}/features`, headers: user.headers })).statusCode).toBe(404);
     const pending = await newTerritory(t, { status: 'PENDING' });
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/territories/${pending.id}/features`, headers: user.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/territories/bad/features`, headers: user.headers })).statusCode).toBe(400);
@@ -190,8 +189,8 @@ describe('feature flags', () => {
     expect((await put(territory.id, curator.headers, { enabledFlags: [1] })).statusCode).toBe(400);
     expect((await put(territory.id, {}, { enabledFlags: [] })).statusCode).toBe(401);
     const admin = await newAdmin(t);
-    expect((await put(UNKNOWN, admin.headers, { enabledFlags: [] })).statusCode).toBe(404);
-    expect((await put(UNKNOWN, curator.headers, { enabledFlags: [] })).statusCode).toBe(404);
+    expect((await put(UNKNOWN_ID, admin.headers, { enabledFlags: [] })).statusCode).toBe(404);
+    expect((await put(UNKNOWN_ID, curator.headers, { enabledFlags: [] })).statusCode).toBe(404);
     expect((await put('bad', admin.headers, { enabledFlags: [] })).statusCode).toBe(400);
     expect(await flagsOf(territory.id)).toEqual(['ALERTPOSTS']);
   });

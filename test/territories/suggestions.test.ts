@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/problems.js';
 import { decideTerritorySuggestion } from '../../src/routers/territories/territory-suggestion.js';
-import { countRows, newAdmin, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { countRows, newAdmin, newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -187,8 +187,6 @@ describe('decideTerritorySuggestion', () => {
     await decide(id, 'REJECTED', admin.id);
     await expect(decide(id, 'APPROVED', admin.id)).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'CONFLICT');
     expect(await statusOf(id)).toBe('REJECTED');
-    await expect(decide('0190a4f6-0000-7000-8000-000000000000', 'APPROVED', admin.id)).rejects.toSatisfy(
-      (e) => e instanceof AppError && e.code === 'NOT_FOUND',
-    );
+    await expect(decide(UNKNOWN_ID, 'APPROVED', admin.id)).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'NOT_FOUND');
   });
 });

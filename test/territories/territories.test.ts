@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newTerritory, newUser } from '../factories/index.js';
+import { countRows, newAdmin, newTerritory, newUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -41,7 +41,7 @@ describe('GET /api/v1/territories/{id}', () => {
     const ok = await t.app.inject({ method: 'GET', url: `/api/v1/territories/${territory.id}`, headers: user.headers });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ id: territory.id, name: territory.name, status: 'ACTIVE' });
-    const missing = await t.app.inject({ method: 'GET', url: `/api/v1/territories/0190a4f6-0000-7000-8000-000000000000`, headers: user.headers });
+    const missing = await t.app.inject({ method: 'GET', url: `/api/v1/territories/${UNKNOWN_ID}`, headers: user.headers });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'NOT_FOUND' });
     const malformed = await t.app.inject({ method: 'GET', url: `/api/v1/territories/not-a-uuid`, headers: user.headers });

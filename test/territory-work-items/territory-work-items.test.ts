@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { countRows, newAdmin, newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
+import {
+  countRows,
+  newAdmin,
+  newCurator,
+  newModerator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { multipartBody, TINY_PDF } from '../factories/multipart.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -9,8 +20,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 /** A resident's uploaded residency document: its evidence and the curators' work item. */
 async function residencySubmission(territoryId: string, resident: TestUser) {
@@ -93,7 +102,7 @@ describe('GET /api/v1/territories/{territoryId}/work-items', () => {
     }
     // A curator of another territory has no access here.
     expect((await queue(await newCurator(t, await newTerritory(t)), territory.id)).statusCode).toBe(403);
-    expect((await queue(curator, UNKNOWN)).statusCode).toBe(404);
+    expect((await queue(curator, UNKNOWN_ID)).statusCode).toBe(404);
     expect((await queue(curator, 'nope')).statusCode).toBe(400);
     expect((await queue(curator, territory.id, '?pageSize=101')).statusCode).toBe(400);
     expect((await queue(curator, territory.id, '?type=NOPE')).statusCode).toBe(400);
@@ -140,7 +149,7 @@ describe('POST /api/v1/territories/{territoryId}/work-items/{workItemId}/complet
     const { workItemId: foreign } = await residencySubmission(other.id, await newResident(t, other));
     const { workItemId } = await residencySubmission(territory.id, await newResident(t, territory));
     expect((await complete(curator, territory.id, foreign, { outcome: 'APPROVED' })).statusCode).toBe(404);
-    expect((await complete(curator, territory.id, UNKNOWN, { outcome: 'APPROVED' })).statusCode).toBe(404);
+    expect((await complete(curator, territory.id, UNKNOWN_ID, { outcome: 'APPROVED' })).statusCode).toBe(404);
     expect((await complete(curator, territory.id, workItemId, { outcome: 'MAYBE' })).statusCode).toBe(400);
     expect((await complete(curator, territory.id, workItemId, {})).statusCode).toBe(400);
     expect((await complete(curator, territory.id, 'x', { outcome: 'APPROVED' })).statusCode).toBe(400);
@@ -242,8 +251,8 @@ describe('GET /api/v1/territories/{territoryId}/evidences/{evidenceId}/download'
       expect((await t.app.inject({ method: 'GET', url: url(territory.id, evidenceId), headers: user.headers })).statusCode).toBe(403);
     }
     expect((await t.app.inject({ method: 'GET', url: url(territory.id, foreign), headers: curator.headers })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: url(territory.id, UNKNOWN), headers: curator.headers })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: url(UNKNOWN, evidenceId), headers: curator.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: url(territory.id, UNKNOWN_ID), headers: curator.headers })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: url(UNKNOWN_ID, evidenceId), headers: curator.headers })).statusCode).toBe(404);
     const malformed = await t.app.inject({ method: 'GET', url: url(territory.id, 'nope'), headers: curator.headers });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'evidenceId' }] });

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newUser, type TestUser } from '../factories/index.js';
+import { countRows, newAdmin, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { multipartBody, pngOfSize, TINY_JPEG, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -13,7 +13,6 @@ afterAll(() => t.close());
 
 const UPLOAD = '/api/v1/verification/identity/document/upload';
 const decideUrl = (id: string) => `/api/v1/admin/verifications/identity/${id}/decide`;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 function upload(user: TestUser | null, bytes: Buffer, opts: { fileName?: string; contentType?: string; field?: string } = {}) {
   const body = multipartBody([{ field: opts.field ?? 'file', fileName: opts.fileName ?? 'document.png', contentType: opts.contentType, bytes }]);
@@ -291,7 +290,7 @@ describe('POST /api/v1/admin/verifications/identity/{workItemId}/decide', () => 
 
   it('is 404 for an unknown id or a work item of another type', async () => {
     const admin = await newAdmin(t);
-    const unknown = await t.app.inject({ method: 'POST', url: decideUrl(UNKNOWN), headers: admin.headers, payload: { outcome: 'APPROVED' } });
+    const unknown = await t.app.inject({ method: 'POST', url: decideUrl(UNKNOWN_ID), headers: admin.headers, payload: { outcome: 'APPROVED' } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { countRows, newAdmin, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { countRows, newAdmin, newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -13,7 +13,6 @@ afterAll(() => t.close());
 
 const LIST = '/api/v1/admin/work-items';
 const completeUrl = (id: string) => `/api/v1/admin/work-items/${id}/complete`;
-const UNKNOWN = '0190a4f6-0000-7000-8000-000000000000';
 
 /** A work item written directly, for types whose producers are other domains. */
 async function insertWorkItem(opts: { type: string; status?: string; subjectId?: string; territoryId?: string | null; createdAt?: string }) {
@@ -176,7 +175,7 @@ describe('POST /api/v1/admin/work-items/{workItemId}/complete', () => {
   });
 
   it('is 404 for an unknown item and 400 for a malformed id or body, writing nothing', async () => {
-    const missing = await t.app.inject({ method: 'POST', url: completeUrl(UNKNOWN), headers: admin.headers, payload: { outcome: 'APPROVED' } });
+    const missing = await t.app.inject({ method: 'POST', url: completeUrl(UNKNOWN_ID), headers: admin.headers, payload: { outcome: 'APPROVED' } });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'NOT_FOUND' });
 

@@ -1,11 +1,12 @@
+import { execSql } from '../../db/sql.js';
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { defineJob } from '../../platform/job.js';
 
 /** Deletes expired 2FA challenges and refresh tokens. Idempotent: a second run finds nothing to delete. */
 export async function runAuthCleanup(em: EntityManager) {
-  await em.execute(`delete from two_factor_challenge where expires_at_utc < now() - interval '1 day'`);
-  await em.execute(`delete from refresh_token where expires_at_utc < now() - interval '1 day'`);
+  await execSql(em, `delete from two_factor_challenge where expires_at_utc < now() - interval '1 day'`);
+  await execSql(em, `delete from refresh_token where expires_at_utc < now() - interval '1 day'`);
 }
 
 export const authCleanupJob = defineJob({

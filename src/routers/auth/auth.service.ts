@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { PublicServiceContext } from '../../platform/service-context.js';
 import { type EntityManager, type InferEntity, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
@@ -64,7 +65,8 @@ async function grantBootstrapAdmin(em: EntityManager, config: AppConfig, user: U
   const identity = `${user.authProvider}:${user.externalId}`.toLowerCase();
   if (!config.auth.bootstrapAdmins.includes(identity)) return;
   await em.transactional(async (tx) => {
-    const inserted = await tx.execute<{ id: string }[]>(
+    const inserted = await execSql<{ id: string }>(
+      tx,
       `insert into user_permission (id, created_at_utc, user_id, permission) values (?, ?, ?, 'SYSTEM_ADMIN')
        on conflict (user_id, permission) do nothing returning id`,
       [newId(), clock.now(), user.id],

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { PublicServiceContext } from '../../platform/service-context.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
@@ -55,7 +56,7 @@ export async function issueSession(em: EntityManager, config: AppConfig, user: U
 /** Reuse of a consumed token means it leaked: every token of its family stops working. */
 async function revokeFamily(em: EntityManager, token: InferEntity<typeof RefreshToken>) {
   await em.transactional(async (tx) => {
-    await tx.execute('update refresh_token set revoked_at_utc = ? where family_id = ? and revoked_at_utc is null', [clock.now(), token.familyId]);
+    await execSql(tx, 'update refresh_token set revoked_at_utc = ? where family_id = ? and revoked_at_utc is null', [clock.now(), token.familyId]);
     audit(tx, {
       actorUserId: null,
       action: 'auth.refresh_token_reused',
@@ -84,7 +85,8 @@ export async function refreshSession(ctx: PublicServiceContext, input: { refresh
   if (!user) throw unauthorized('The refresh token belongs to no active user.');
 
   const next = await em.transactional(async (tx) => {
-    const consumed = await tx.execute<{ id: string }[]>(
+    const consumed = await execSql<{ id: string }>(
+      tx,
       'update refresh_token set consumed_at_utc = ? where id = ? and consumed_at_utc is null and revoked_at_utc is null returning id',
       [clock.now(), token.id],
     );

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -38,7 +39,8 @@ async function matchingStep(secret: string, code: string, lastStep: number | nul
 
 /** Records the accepted step; false when a concurrent request already accepted this or a later one. */
 async function acceptStep(em: EntityManager, userId: string, step: number): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await execSql<{ id: string }>(
+    em,
     `update app_user set two_factor_last_step = ?
       where id = ? and two_factor_enabled and (two_factor_last_step is null or two_factor_last_step < ?) returning id`,
     [step, userId, step],
@@ -49,7 +51,8 @@ async function acceptStep(em: EntityManager, userId: string, step: number): Prom
 /** Marks an unused recovery code of the user as used; false when none matches. */
 async function consumeRecoveryCode(em: EntityManager, userId: string, code: string): Promise<boolean> {
   const hash = sha256(normalizeRecoveryCode(code));
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await execSql<{ id: string }>(
+    em,
     'update recovery_code set used_at_utc = ? where id = (select id from recovery_code where user_id = ? and code_hash = ? and used_at_utc is null limit 1) and used_at_utc is null returning id',
     [clock.now(), userId, hash],
   );
@@ -103,14 +106,15 @@ export async function confirm(ctx: ServiceContext, input: { code: string }) {
   const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   const enabled = await em.transactional(async (tx) => {
     // Guarded so two concurrent confirmations cannot both hand out recovery codes.
-    const rows = await tx.execute<{ id: string }[]>(
+    const rows = await execSql<{ id: string }>(
+      tx,
       `update app_user set two_factor_enabled = true, two_factor_secret = two_factor_pending_secret,
               two_factor_pending_secret = null, two_factor_last_step = ?
         where id = ? and not two_factor_enabled and two_factor_pending_secret = ? returning id`,
       [step, userId, pending],
     );
     if (rows.length === 0) return false;
-    await tx.execute('delete from recovery_code where user_id = ?', [userId]);
+    await execSql(tx, 'delete from recovery_code where user_id = ?', [userId]);
     for (const c of recoveryCodes) tx.create(RecoveryCode, { userId, codeHash: sha256(normalizeRecoveryCode(c)) });
     audit(tx, { actorUserId: userId, action: 'auth.2fa_enabled', subjectType: 'User', subjectId: userId });
     return true;
@@ -124,7 +128,8 @@ export async function confirm(ctx: ServiceContext, input: { code: string }) {
  * attempts) are 401. The attempt is committed even when the code turns out wrong.
  */
 async function attemptChallenge(em: EntityManager, challengeId: string) {
-  const rows = await em.execute<{ user_id: string }[]>(
+  const rows = await execSql<{ user_id: string }>(
+    em,
     `update two_factor_challenge set attempts = attempts + 1
       where id = ? and consumed_at_utc is null and expires_at_utc > ? and attempts < ? returning user_id`,
     [challengeId, clock.now(), MAX_CHALLENGE_ATTEMPTS],
@@ -138,7 +143,7 @@ async function attemptChallenge(em: EntityManager, challengeId: string) {
 
 /** Single use: only one request completes a challenge. */
 async function consumeChallenge(em: EntityManager, challengeId: string) {
-  const rows = await em.execute<{ id: string }[]>('update two_factor_challenge set consumed_at_utc = ? where id = ? and consumed_at_utc is null returning id', [
+  const rows = await execSql<{ id: string }>(em, 'update two_factor_challenge set consumed_at_utc = ? where id = ? and consumed_at_utc is null returning id', [
     clock.now(),
     challengeId,
   ]);
@@ -181,13 +186,14 @@ export async function disable(ctx: ServiceContext, input: { code?: string | null
     throw badRequest('The recovery code is not valid.', 'INVALID_RECOVERY_CODE');
   }
   await em.transactional(async (tx) => {
-    await tx.execute(
+    await execSql(
+      tx,
       `update app_user set two_factor_enabled = false, two_factor_secret = null, two_factor_pending_secret = null,
               two_factor_last_step = null where id = ?`,
       [userId],
     );
-    await tx.execute('delete from recovery_code where user_id = ?', [userId]);
-    await tx.execute('delete from two_factor_challenge where user_id = ? and consumed_at_utc is null', [userId]);
+    await execSql(tx, 'delete from recovery_code where user_id = ?', [userId]);
+    await execSql(tx, 'delete from two_factor_challenge where user_id = ? and consumed_at_utc is null', [userId]);
     audit(tx, {
       actorUserId: userId,
       action: 'auth.2fa_disabled',

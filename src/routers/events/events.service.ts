@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSql } from '../../db/sql.js';
+import { execSql, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
@@ -216,7 +216,8 @@ export async function participate(ctx: ServiceContext, input: { eventId: string;
   if (event.status === 'CANCELLED') throw conflict('The event is cancelled.', 'EVENT_CANCELLED');
   const now = ctx.clock.now();
   // One statement, so concurrent calls of the same user cannot collide on the primary key.
-  await em.execute(
+  await execSql(
+    em,
     `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc) values (?, ?, ?, ?, ?)
      on conflict (event_id, user_id) do update set status = excluded.status, updated_at_utc = excluded.updated_at_utc`,
     [eventId, user.id, status, now, now],

@@ -1,5 +1,5 @@
 /**
- * SQL of the feed hot read paths, with explicit columns and `?` placeholders (`em.execute(sql, params)`; the
+ * SQL of the feed hot read paths, with explicit columns and `?` placeholders (`runSql(em, query)`; the
  * `pg` driver takes the same text through src/db/sql.ts `toNumberedParams`). Array parameters are passed as
  * PostgreSQL array literals (`pgArray`) so the text works with both. Every list filters and orders on
  * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`), and the feed count reads

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
@@ -20,8 +21,8 @@ export async function addInterest(ctx: ServiceContext, input: { interestTag: str
   const userId = ctx.user.id;
   const tag = input.interestTag;
   const added = await em.transactional(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`user-interests:${userId}`]);
-    const existing = await tx.execute<{ tag: string }[]>('select tag from user_interest where user_id = ?', [userId]);
+    await execSql(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`user-interests:${userId}`]);
+    const existing = await execSql<{ tag: string }>(tx, 'select tag from user_interest where user_id = ?', [userId]);
     if (existing.some((row) => row.tag === tag)) return false;
     if (existing.length >= MAX_INTERESTS_PER_USER) {
       const message = `at most ${MAX_INTERESTS_PER_USER} interests per user`;

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import { LockMode } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { MEDIA_SECTIONS, type MediaSection, type MediaSectionOverrides, TerritoryMediaConfig } from '../../entities/media.entity.js';
@@ -65,7 +66,8 @@ export async function updateMediaConfig(ctx: ServiceContext, input: UpdateMediaC
 
   const row = await em.transactional(async (tx) => {
     // Create-if-missing then lock: concurrent partial PUTs of different fields both apply.
-    await tx.execute(
+    await execSql(
+      tx,
       `insert into territory_media_config (territory_id, posts, events, marketplace, chat, created_at_utc, updated_at_utc)
        values (?, '{}', '{}', '{}', '{}', now(), now()) on conflict (territory_id) do nothing`,
       [territoryId],

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { MediaPreferencesInput, MediaPreferencesOutput } from './media-preferences.schemas.js';
 
@@ -33,7 +34,7 @@ function toOutput(userId: string, row: Row | undefined): MediaPreferencesOutput 
 export async function getMediaPreferences(ctx: ServiceContext) {
   const { em } = ctx;
   const userId = ctx.user.id;
-  const rows = await em.execute<Row[]>(`select ${RETURNING} from user_media_preferences where user_id = ?`, [userId]);
+  const rows = await execSql<Row>(em, `select ${RETURNING} from user_media_preferences where user_id = ?`, [userId]);
   return toOutput(userId, rows[0]);
 }
 
@@ -46,7 +47,8 @@ export async function updateMediaPreferences(ctx: ServiceContext, input: MediaPr
   const userId = ctx.user.id;
   const given = NAMES.filter((f) => input[f] !== undefined);
   const set = [...given.map((f) => `${FIELDS[f].column} = excluded.${FIELDS[f].column}`), 'updated_at_utc = excluded.updated_at_utc'];
-  const rows = await em.execute<Row[]>(
+  const rows = await execSql<Row>(
+    em,
     `insert into user_media_preferences (user_id, created_at_utc, updated_at_utc, ${NAMES.map((f) => FIELDS[f].column).join(', ')})
      values (?, now(), now(), ${NAMES.map(() => '?').join(', ')})
      on conflict (user_id) do update set ${set.join(', ')}

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -129,7 +130,8 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
     throw fail(message, 'MEDIA_COUNT_EXCEEDED');
   }
 
-  const found = await em.execute<AssetRow[]>(
+  const found = await execSql<AssetRow>(
+    em,
     `select id, uploaded_by_user_id, media_type, mime_type, size_bytes, duration_seconds, created_at_utc
        from media_asset where id in (?) and deleted_at_utc is null for update`,
     [ids],
@@ -142,7 +144,7 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
     if (row.uploadedByUserId !== userId) throw fail('All media attached must belong to the user creating the content.', 'MEDIA_NOT_OWNED', id);
     rows.push(row);
   }
-  const attached = await em.execute<{ media_asset_id: string }[]>('select media_asset_id from media_attachment where media_asset_id in (?) limit 1', [
+  const attached = await execSql<{ media_asset_id: string }>(em, 'select media_asset_id from media_attachment where media_asset_id in (?) limit 1', [
     rows.map((r) => r.id),
   ]);
   if (attached[0])
@@ -196,7 +198,8 @@ export function attachMedia(em: EntityManager, owner: { ownerType: MediaOwnerTyp
 export async function mediaUrlsOf(em: EntityManager, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return out;
-  const rows = await em.execute<{ owner_id: string; media_asset_id: string }[]>(
+  const rows = await execSql<{ owner_id: string; media_asset_id: string }>(
+    em,
     `select a.owner_id, a.media_asset_id
        from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
       where a.owner_type = ? and a.owner_id in (?)
@@ -213,7 +216,8 @@ export async function mediaUrlsOf(em: EntityManager, ownerType: MediaOwnerType, 
  * `purgeDeletedMedia`. Returns how many assets were marked.
  */
 export async function deleteMediaOf(em: EntityManager, ownerType: MediaOwnerType, ownerId: string): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
+  const rows = await execSql<{ id: string }>(
+    em,
     `with gone as (delete from media_attachment where owner_type = ? and owner_id = ? returning media_asset_id)
      update media_asset set deleted_at_utc = now() where id in (select media_asset_id from gone) and deleted_at_utc is null returning id`,
     [ownerType, ownerId],

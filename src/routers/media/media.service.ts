@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
@@ -115,7 +116,8 @@ export async function deleteMedia(ctx: ServiceContext, input: { id: string }): P
  * call tries again. Returns how many were purged.
  */
 export async function purgeDeletedMedia(em: EntityManager, storage: Storage, limit = 50): Promise<number> {
-  const marked = await em.execute<{ id: string; storage_key: string }[]>(
+  const marked = await execSql<{ id: string; storage_key: string }>(
+    em,
     'select id, storage_key from media_asset where deleted_at_utc is not null order by deleted_at_utc limit ?',
     [limit],
   );
@@ -126,7 +128,7 @@ export async function purgeDeletedMedia(em: EntityManager, storage: Storage, lim
     } catch {
       continue;
     }
-    await em.execute('delete from media_asset where id = ? and deleted_at_utc is not null', [row.id]);
+    await execSql(em, 'delete from media_asset where id = ? and deleted_at_utc is not null', [row.id]);
     purged += 1;
   }
   return purged;

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { ModerationRuleType } from '../../entities/moderation-rule.entity.js';
@@ -74,7 +75,8 @@ const ENFORCERS: Partial<Record<ModerationRuleType, (rule: ActiveRule, item: Mod
  * MarketplacePolicy, EventPolicy) are not about a single piece of content and are not checked here.
  */
 export async function enforceModerationRules(em: EntityManager, territoryId: string, item: ModeratedContent): Promise<void> {
-  const rules = await em.execute<ActiveRule[]>(
+  const rules = await execSql<ActiveRule>(
+    em,
     `select id, name, rule_type, config from territory_moderation_rule
       where territory_id = ? and is_active and rule_type in ('ProhibitedWords', 'ContentType')
       order by created_at_utc, id`,

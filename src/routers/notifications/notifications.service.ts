@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationType } from '../../entities/notification.entity.js';
@@ -34,7 +35,8 @@ export async function listMine(ctx: ServiceContext, input: { skip: number; take:
   const { em } = ctx;
   const userId = ctx.user.id;
   const { skip, take } = input;
-  const rows = await em.execute<NotificationRow[]>(
+  const rows = await execSql<NotificationRow>(
+    em,
     `select ${COLUMNS} from notification where user_id = ? order by created_at_utc desc, id desc limit ? offset ?`,
     [userId, take, skip],
   );
@@ -48,7 +50,7 @@ export async function pageMine(ctx: ServiceContext, input: { pageNumber: number;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
     listMine(ctx, { skip: offset, take: limit }),
-    em.execute<{ n: string }[]>('select count(*)::text as n from notification where user_id = ?', [userId]),
+    execSql<{ n: string }>(em, 'select count(*)::text as n from notification where user_id = ?', [userId]),
   ]);
   return toPage(rows, Number(count[0]?.n ?? 0), pageNumber, pageSize);
 }
@@ -61,7 +63,8 @@ export async function markRead(ctx: ServiceContext, input: { id: string }) {
   const { em } = ctx;
   const userId = ctx.user.id;
   const { id } = input;
-  const rows = await em.execute<NotificationRow[]>(
+  const rows = await execSql<NotificationRow>(
+    em,
     `update notification set read_at_utc = coalesce(read_at_utc, now()) where id = ? and user_id = ? returning ${COLUMNS}`,
     [id, userId],
   );
@@ -72,7 +75,7 @@ export async function markRead(ctx: ServiceContext, input: { id: string }) {
 
 /** One of the user's notifications, or null (the real-time stream loads what a NOTIFY names). */
 export async function findMine(em: EntityManager, userId: string, id: string) {
-  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where id = ? and user_id = ?`, [id, userId]);
+  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where id = ? and user_id = ?`, [id, userId]);
   return rows[0] ? toOutput(rows[0]) : null;
 }
 
@@ -81,7 +84,7 @@ export async function findMine(em: EntityManager, userId: string, id: string) {
  * reconnecting subscriber missed.
  */
 export async function listMineAfter(em: EntityManager, userId: string, afterId: string, limit: number) {
-  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`, [
+  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`, [
     userId,
     afterId,
     limit,
@@ -91,7 +94,7 @@ export async function listMineAfter(em: EntityManager, userId: string, afterId: 
 
 /** The user's notifications created since `since`, oldest first (catch-up when nothing was delivered yet). */
 export async function listMineSince(em: EntityManager, userId: string, since: Date, limit: number) {
-  const rows = await em.execute<NotificationRow[]>(`select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`, [
+  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`, [
     userId,
     since,
     limit,

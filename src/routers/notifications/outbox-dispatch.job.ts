@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { pgArray } from '../../db/sql.js';
+import { execSql, pgArray } from '../../db/sql.js';
 import { defineJob } from '../../platform/job.js';
 import { newId } from '../../platform/ids.js';
 import type { Realtime } from '../../realtime/realtime.js';
@@ -62,7 +62,8 @@ export async function dispatchOutbox(em: EntityManager, options: DispatchOptions
 }
 
 async function dispatchBatch(em: EntityManager, batchSize: number, options: DispatchOptions): Promise<DispatchResult> {
-  const rows = await em.execute<OutboxRow[]>(
+  const rows = await execSql<OutboxRow>(
+    em,
     `select id, type, recipient_user_ids, title, body, data, source_key
        from outbox_message
       where processed_at_utc is null
@@ -83,14 +84,15 @@ async function dispatchBatch(em: EntityManager, batchSize: number, options: Disp
     if (recipients.length > 0) delivered += await insertNotifications(em, row, recipients);
     await options.afterMessage?.(row.id);
   }
-  await em.execute('update outbox_message set processed_at_utc = now() where id = any(?::uuid[])', [pgArray(rows.map((r) => r.id))]);
+  await execSql(em, 'update outbox_message set processed_at_utc = now() where id = any(?::uuid[])', [pgArray(rows.map((r) => r.id))]);
   return { messages: rows.length, delivered };
 }
 
 /** One statement per message: recipients that are no (longer) active users are skipped, not an error. */
 async function insertNotifications(em: EntityManager, row: OutboxRow, recipients: string[]) {
   const ids = recipients.map(() => newId());
-  const inserted = await em.execute<{ id: string }[]>(
+  const inserted = await execSql<{ id: string }>(
+    em,
     `with input as (
        select * from unnest(?::uuid[], ?::uuid[]) as i(id, user_id)
      ), created as (

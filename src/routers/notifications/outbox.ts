@@ -1,6 +1,6 @@
 import { ChangeSetType, type EntityManager, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/postgresql';
-import { OutboxMessage } from '../../entities/notification.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
+import { execSql } from '../../db/sql.js';
+import { NOTIFICATION_TYPES, type NotificationType, OutboxMessage } from '../../entities/notification.entity.js';
 
 /** PostgreSQL channel that tells the dispatcher workers "outbox rows were committed". */
 export const OUTBOX_CHANNEL = 'outbox_pending';
@@ -52,6 +52,6 @@ export class OutboxNotifySubscriber implements EventSubscriber {
   async afterFlush({ em, uow }: FlushEventArgs) {
     const created = uow.getChangeSets().some((cs) => cs.type === ChangeSetType.CREATE && cs.meta.className === OutboxMessage.meta.className);
     if (!created) return;
-    await (em as EntityManager).execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`);
+    await execSql(em as EntityManager, `select pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 }

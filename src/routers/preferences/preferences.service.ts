@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Visibility } from '../../entities/preferences.entity.js';
@@ -29,7 +30,7 @@ function toOutput(row: PreferencesRow): PreferencesOutput {
 }
 
 async function selectRow(em: EntityManager, userId: string) {
-  const rows = await em.execute<PreferencesRow[]>(`select ${RETURNING} from user_preferences where user_id = ?`, [userId]);
+  const rows = await execSql<PreferencesRow>(em, `select ${RETURNING} from user_preferences where user_id = ?`, [userId]);
   return rows[0];
 }
 
@@ -40,7 +41,7 @@ export async function getPreferences(ctx: ServiceContext) {
   const existing = await selectRow(em, userId);
   if (existing) return toOutput(existing);
   // Two first reads at once: the second insert does nothing and both read the same row.
-  await em.execute('insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [
+  await execSql(em, 'insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [
     userId,
   ]);
   const created = await selectRow(em, userId);
@@ -52,7 +53,8 @@ export async function getPreferences(ctx: ServiceContext) {
 export async function updatePrivacy(ctx: ServiceContext, input: PrivacyInput) {
   const { em } = ctx;
   const userId = ctx.user.id;
-  const rows = await em.execute<PreferencesRow[]>(
+  const rows = await execSql<PreferencesRow>(
+    em,
     `insert into user_preferences (user_id, created_at_utc, updated_at_utc, profile_visibility, contact_visibility, share_location, show_memberships)
      values (?, now(), now(), ?, ?, ?, ?)
      on conflict (user_id) do update set
@@ -72,7 +74,8 @@ export async function updateNotifications(ctx: ServiceContext, input: Notificati
   const { em } = ctx;
   const userId = ctx.user.id;
   const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => typeof value === 'boolean'));
-  const rows = await em.execute<PreferencesRow[]>(
+  const rows = await execSql<PreferencesRow>(
+    em,
     `insert into user_preferences (user_id, created_at_utc, updated_at_utc, notifications)
      values (?, now(), now(), ?::jsonb)
      on conflict (user_id) do update set

@@ -1,3 +1,4 @@
+import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { audit } from '../../entities/audit.entity.js';
 import { SystemConfig } from '../../entities/system-config.entity.js';
@@ -54,11 +55,17 @@ export async function putEntry(ctx: ServiceContext, input: PutInput) {
   const actorId = ctx.user.id;
   validateValue(input);
   return em.transactional(async (tx) => {
-    const previous = await tx.execute<{ value: string }[]>('select value from system_config where key = ? for update', [input.key]);
+    const previous = await execSql<{ value: string }>(tx, 'select value from system_config where key = ? for update', [input.key]);
     // One statement, so two admins creating the same key at once both succeed (the later write wins).
-    const rows = await tx.execute<
-      { key: string; value: string; category: string | null; description: string | null; updated_at_utc: Date; updated_by_user_id: string | null }[]
-    >(
+    const rows = await execSql<{
+      key: string;
+      value: string;
+      category: string | null;
+      description: string | null;
+      updated_at_utc: Date;
+      updated_by_user_id: string | null;
+    }>(
+      tx,
       `insert into system_config (key, value, category, description, created_at_utc, updated_at_utc, updated_by_user_id)
        values (?, ?, ?, ?, now(), now(), ?)
        on conflict (key) do update set
