@@ -54,14 +54,11 @@ function toOutput(r: EventRow, mediaUrls: string[]): EventOutput {
 
 /** Rows to outputs, with the media URLs of all of them read in one query. */
 async function withMedia<R extends EventRow>(em: EntityManager, rows: R[]): Promise<Array<{ row: R; event: EventOutput }>> {
-  const urls =
-    rows.length > 0
-      ? await mediaUrlsOf(
-          em,
-          'EVENT',
-          rows.map((r) => r.id),
-        )
-      : new Map<string, string[]>();
+  const urls = await mediaUrlsOf(
+    em,
+    'EVENT',
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ row, event: toOutput(row, urls.get(row.id) ?? []) }));
 }
 

@@ -82,14 +82,11 @@ async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lo
 // ---- Output ----
 
 async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutput[]> {
-  const media =
-    rows.length > 0
-      ? await mediaUrlsOf(
-          em,
-          'POST',
-          rows.map((r) => r.id),
-        )
-      : new Map<string, string[]>();
+  const media = await mediaUrlsOf(
+    em,
+    'POST',
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     territoryId: r.territory_id,

@@ -1,4 +1,4 @@
-import { execSql } from '../../db/sql.js';
+import { execSql, pgArray } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -133,8 +133,8 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   const found = await execSql<AssetRow>(
     em,
     `select id, uploaded_by_user_id, media_type, mime_type, size_bytes, duration_seconds, created_at_utc
-       from media_asset where id in (?) and deleted_at_utc is null for update`,
-    [ids],
+       from media_asset where id = any(?::uuid[]) and deleted_at_utc is null for update`,
+    [pgArray(ids)],
   );
   const byId = new Map(found.map((r) => [r.id.toLowerCase(), toRow(r)]));
   const rows: MediaRow[] = [];
@@ -144,8 +144,8 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
     if (row.uploadedByUserId !== userId) throw fail('All media attached must belong to the user creating the content.', 'MEDIA_NOT_OWNED', id);
     rows.push(row);
   }
-  const attached = await execSql<{ media_asset_id: string }>(em, 'select media_asset_id from media_attachment where media_asset_id in (?) limit 1', [
-    rows.map((r) => r.id),
+  const attached = await execSql<{ media_asset_id: string }>(em, 'select media_asset_id from media_attachment where media_asset_id = any(?::uuid[]) limit 1', [
+    pgArray(rows.map((r) => r.id)),
   ]);
   if (attached[0])
     throw fail(`Media ${attached[0].media_asset_id} is already attached to other content.`, 'MEDIA_ALREADY_ATTACHED', attached[0].media_asset_id);
@@ -202,9 +202,9 @@ export async function mediaUrlsOf(em: EntityManager, ownerType: MediaOwnerType, 
     em,
     `select a.owner_id, a.media_asset_id
        from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-      where a.owner_type = ? and a.owner_id in (?)
+      where a.owner_type = ? and a.owner_id = any(?::uuid[])
       order by a.owner_id, a.display_order`,
-    [ownerType, [...new Set(ownerIds)]],
+    [ownerType, pgArray([...new Set(ownerIds)])],
   );
   for (const row of rows) out.get(row.owner_id)?.push(mediaUrl(row.media_asset_id));
   return out;
