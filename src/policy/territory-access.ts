@@ -4,8 +4,9 @@
  * refusals everywhere, in the same order:
  *   1. no territory id and nothing selected for the session: 404 NO_TERRITORY_SELECTED;
  *   2. unknown territory, or not ACTIVE (unless `status: 'ANY'`): 404 NOT_FOUND;
- *   3. `as` not met: 403 (the requirement's code, e.g. NOT_MEMBER, NOT_RESIDENT, or the operation's own);
- *   4. `flag` off: the flag's error (404 MARKETPLACE_DISABLED, 404 CHAT_DISABLED...).
+ *   3. `flag` off: the flag's error (404 MARKETPLACE_DISABLED, 404 CHAT_DISABLED...): a switched-off domain does
+ *      not exist there, for anyone (the flags themselves are public);
+ *   4. `as` not met: 403 (the requirement's code, e.g. NOT_MEMBER, NOT_RESIDENT, or the operation's own).
  * Posting restrictions (moderation) join this query when their table exists, so creating content keeps one check.
  * SYSTEM_ADMIN holds every territory capability (DESIGN section 5); it is no member unless it has a membership.
  */
@@ -176,6 +177,7 @@ export async function requireTerritory(
   if (!row?.target_id) throw noTerritorySelected();
   if (!row.id || ((opts.status ?? 'ACTIVE') === 'ACTIVE' && row.status !== 'ACTIVE')) throw notFound('Territory');
   const access = toAccess(row, ctx.user);
+  if (opts.flag && !access.hasFlag(opts.flag)) throw flagRefusal(opts.flag);
   if (opts.as !== undefined) {
     const roles: readonly TerritoryRole[] = typeof opts.as === 'string' ? [opts.as] : opts.as;
     if (!access.is(...roles)) {
@@ -183,6 +185,5 @@ export async function requireTerritory(
       throw forbidden(refusal.message, refusal.code);
     }
   }
-  if (opts.flag && !access.hasFlag(opts.flag)) throw flagRefusal(opts.flag);
   return access;
 }
