@@ -78,7 +78,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   // External
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
-  if (config.production) await app.register(httpsRedirectPlugin);
+  if (config.production) await app.register(httpsRedirectPlugin, { publicBaseUrl: config.publicBaseUrl! });
   await app.register(cors, {
     origin: config.cors.allowedOrigins.includes('*') ? true : config.cors.allowedOrigins,
     credentials: !config.cors.allowedOrigins.includes('*'),

@@ -32,6 +32,7 @@ const environmentSchema = z.object({
   RateLimiting__FeedRead__PermitLimit: int(100),
   RateLimiting__Write__PermitLimit: int(30),
   JOBS__ENABLED: bool.default(true),
+  METRICS__TOKEN: z.string().default(''),
 });
 
 export class ConfigError extends Error {
@@ -70,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
+  const publicBaseUrl = e.PUBLIC_BASE_URL ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined;
   const corsOrigins = e.Cors__AllowedOrigins.split(',')
     .map((o) => o.trim())
     .filter(Boolean);
@@ -91,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     if (trustProviderClaims) {
       throw new ConfigError('AUTH__TRUSTPROVIDERCLAIMS must be false in production: identity provider tokens must be verified');
     }
+    // The HTTPS redirect is built from it, never from the request's Host header (which a client chooses).
+    if (!publicBaseUrl?.startsWith('https://')) throw new ConfigError('PUBLIC_BASE_URL must be configured in production as the https:// origin clients use');
   }
 
   return Object.freeze({
@@ -102,9 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
-    publicBaseUrl: e.PUBLIC_BASE_URL,
+    publicBaseUrl,
     logLevel: e.LOG_LEVEL,
-    seedDemoData: e.SEED_DEMO_DATA,
+    // Demo users include a SYSTEM_ADMIN anyone can log in as: never in production, whatever SEED_DEMO_DATA says.
+    seedDemoData: e.SEED_DEMO_DATA && !production,
+    /** Bearer token of `/metrics` in production (unset: /metrics is not served there). */
+    metricsToken: e.METRICS__TOKEN,
     jwt: Object.freeze({
       signingKey: e.JWT__SIGNINGKEY || DEVELOPMENT_SIGNING_KEY,
       issuer: e.JWT__ISSUER,

@@ -28,12 +28,11 @@ export const securityHeadersPlugin = fp(
 
 /** Production: plain HTTP is redirected to HTTPS (health probes excepted, so a load balancer can check). */
 export const httpsRedirectPlugin = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, opts: { publicBaseUrl: string }) => {
     app.addHook('onRequest', async (request, reply) => {
       if (request.protocol === 'https' || request.url === '/health' || request.url === '/ready') return;
-      const host = request.headers.host;
-      if (!host) return;
-      return reply.redirect(`https://${host}${request.url}`, 308);
+      // The configured origin, not the Host header: a forged Host must not turn the redirect into an open one.
+      return reply.redirect(`${opts.publicBaseUrl}${request.url}`, 308);
     });
   },
   { name: 'https-redirect' },

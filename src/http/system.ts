@@ -1,6 +1,8 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { problem } from '../platform/problems.js';
 import type { AppDeps } from '../trpc/context.js';
 
 /** `/health` (liveness), `/ready` (database and job runner reachable), `/metrics` (Prometheus text). */
@@ -40,9 +42,23 @@ export const systemPlugin = fp(
       const ready = Object.values(checks).every((v) => v === 'ok');
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
     });
-    app.get('/metrics', { config: noLimit, schema: { hide: true } }, async (_request, reply) =>
-      reply.type(registry.contentType).send(await registry.metrics()),
-    );
+    // In production the metrics are an operator's: served only with METRICS__TOKEN as bearer (unset: not served).
+    const { production, metricsToken } = opts.deps.config;
+    app.get('/metrics', { config: { rateLimit: production ? undefined : false }, schema: { hide: true } }, async (request, reply) => {
+      if (production) {
+        if (!metricsToken) return reply.callNotFound();
+        const presented = Buffer.from(request.headers.authorization ?? '');
+        const expected = Buffer.from(`Bearer ${metricsToken}`);
+        if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+          return reply
+            .status(401)
+            .header('WWW-Authenticate', 'Bearer')
+            .type('application/problem+json')
+            .send(problem(401, 'UNAUTHORIZED', 'A metrics token is required.', '/metrics'));
+        }
+      }
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
   },
   { name: 'system' },
 );

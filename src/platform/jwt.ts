@@ -15,11 +15,19 @@ const keyOf = (secret: string) => {
   return key;
 };
 
+/**
+ * The `typ` of user access tokens (RFC 9068). Client-credential tokens of the journeys API get their own `typ`, so
+ * one can never be presented as the other.
+ */
+export const USER_TOKEN_TYPE = 'at+jwt';
+/** Seconds of clock skew tolerated between issuer and verifier (iat slightly ahead, exp just passed). */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
 /** HS256 token with sub, iss, aud, iat, nbf, exp, jti. Roles are not in it: they are read per request. */
 export async function signAccessToken(settings: JwtSettings, subject: string, extra: Record<string, unknown> = {}) {
   const now = Math.floor(Date.now() / 1000);
   const token = await new SignJWT(extra)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'HS256', typ: USER_TOKEN_TYPE })
     .setSubject(subject)
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
@@ -33,13 +41,24 @@ export async function signAccessToken(settings: JwtSettings, subject: string, ex
 
 export type TokenCheck = { ok: true; subject: string; claims: Record<string, unknown> } | { ok: false; reason: string };
 
-export async function verifyAccessToken(settings: JwtSettings, token: string, audience = settings.audience): Promise<TokenCheck> {
+/**
+ * Accepts only tokens of the expected `typ` carrying every claim we issue; `maxTokenAge` refuses a token issued
+ * in the future or living longer than the configured lifetime, whatever its `exp` says.
+ */
+export async function verifyAccessToken(settings: JwtSettings, token: string, audience = settings.audience, typ = USER_TOKEN_TYPE): Promise<TokenCheck> {
   try {
     const { payload } = await jwtVerify(token, keyOf(settings.signingKey), {
       algorithms: ['HS256'],
       issuer: settings.issuer,
       audience,
+      typ,
+      requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      maxTokenAge: settings.expiresInSeconds + CLOCK_TOLERANCE_SECONDS,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
     });
+    if (typeof payload.exp === 'number' && typeof payload.iat === 'number' && payload.exp - payload.iat > settings.expiresInSeconds + CLOCK_TOLERANCE_SECONDS) {
+      return { ok: false, reason: 'The token is invalid.' };
+    }
     if (!payload.sub) return { ok: false, reason: 'The token has no subject.' };
     return { ok: true, subject: payload.sub, claims: payload };
   } catch (error) {

@@ -13,6 +13,7 @@ export const PRODUCTION_ENV = {
   JWT__SIGNINGKEY: 'a-production-signing-key-of-more-than-32-characters',
   Cors__AllowedOrigins: 'https://app.example.org, https://admin.example.org',
   AUTH__TRUSTPROVIDERCLAIMS: 'false',
+  PUBLIC_BASE_URL: 'https://api.example.org',
 } as const;
 
 /** The specification's exact startup messages (section "Errors"). */
