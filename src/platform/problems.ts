@@ -123,10 +123,13 @@ export const notFound = (what: string, code: ProblemCode = 'NOT_FOUND') => new A
 export const conflict = (message: string, code: ProblemCode = 'CONFLICT') => new AppError('CONFLICT', code, message);
 export const tooManyRequests = () => new AppError('TOO_MANY_REQUESTS', 'RATE_LIMIT_EXCEEDED', RATE_LIMIT_DETAIL, { headers: { 'Retry-After': '60' } });
 
-/** PostgreSQL "data exception" (SQLSTATE class 22): a client's value that no validation caught. */
+/**
+ * A client's value that no validation caught and PostgreSQL refused: a "data exception" (SQLSTATE class 22), or a
+ * protocol violation (08P01), which is how a NUL byte inside a text parameter is refused.
+ */
 export function isDataException(error: unknown): boolean {
   const state = (error as { sqlState?: unknown; code?: unknown } | null)?.sqlState ?? (error as { code?: unknown } | null)?.code;
-  return typeof state === 'string' && /^22[0-9A-Z]{3}$/.test(state);
+  return typeof state === 'string' && (/^22[0-9A-Z]{3}$/.test(state) || state === '08P01');
 }
 export const invalidValue = () => new AppError('BAD_REQUEST', 'INVALID_VALUE', 'A value in the request is out of range or malformed.');
 

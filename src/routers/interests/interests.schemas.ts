@@ -11,6 +11,9 @@ export const zInterestTag = z
   .transform((v) => v.normalize('NFC').trim().toLowerCase())
   .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens'));
 
+/** Whether a (normalised) tag could ever have been stored: anything else is absent by definition. */
+export const isStorableTag = (tag: string) => zInterestTag.safeParse(tag).success;
+
 export const interestsOutput = z.array(z.string()).meta({ id: 'InterestList', description: 'My interest tags, lower-case, oldest first' });
 
 export const addInput = z.object({ interestTag: zInterestTag });

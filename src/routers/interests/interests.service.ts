@@ -2,7 +2,7 @@ import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
-import { MAX_INTERESTS_PER_USER } from './interests.schemas.js';
+import { isStorableTag, MAX_INTERESTS_PER_USER } from './interests.schemas.js';
 
 /** The user's tags, oldest first. */
 export async function listInterests(ctx: ServiceContext): Promise<string[]> {
@@ -37,5 +37,7 @@ export async function addInterest(ctx: ServiceContext, input: { interestTag: str
 
 /** Removes the tag; absent is fine (idempotent). */
 export async function removeInterest(ctx: ServiceContext, input: { tag: string }) {
+  // A tag that could never be stored (control characters, NUL...) is absent: nothing to delete, nothing sent to SQL.
+  if (!isStorableTag(input.tag)) return;
   await ctx.em.nativeDelete(UserInterest, { userId: ctx.user.id, tag: input.tag });
 }
