@@ -15,7 +15,7 @@ import { createOrm, migrate } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
 import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { errorsPlugin } from './http/errors.js';
-import { rateLimitPlugin } from './http/rate-limit.js';
+import { RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
 import { JobRunner } from './jobs/boss.js';
@@ -28,6 +28,9 @@ import { appRouter, type AppRouter } from './routers/index.js';
 import { OutboxNotifySubscriber } from './routers/notifications/outbox.js';
 import { plainRoutes } from './routers/plain-routes.js';
 import { type AppDeps, createContext } from './trpc/context.js';
+
+/** Calls in one HTTP batch at most; a larger batch is a 400. */
+const MAX_BATCH_SIZE = 10;
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 export const API_VERSION = pkg.version;
@@ -65,7 +68,8 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   const storage = new LocalDiskStorage(join(config.dataDir, 'files'));
   const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
-  const deps: AppDeps = { config, orm, storage, jobs, realtime };
+  const rateLimiter = new RateLimiter();
+  const deps: AppDeps = { config, orm, storage, jobs, realtime, rateLimiter };
 
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -103,25 +107,29 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
 
   // App
   await app.register(authPlugin, { config, em: orm.em as EntityManager });
-  await app.register(rateLimitPlugin, { config });
+  await app.register(rateLimitPlugin, { config, limiter: rateLimiter });
   await app.register(systemPlugin, { deps });
   await app.register(csrfPlugin);
 
   // Routes
-  await app.register(websocket);
+  // Messages are bounded like HTTP bodies (the library's default is 100 MiB).
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',
     useWSS: true,
     trpcOptions: {
       router: appRouter,
+      // Batches are capped: each call costs a check and a rate-limit charge, but not unboundedly many per request.
+      maxBatchSize: MAX_BATCH_SIZE,
       createContext: async ({ req, info }) => {
-        // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header.
+        // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header; the call
+        // pipeline re-checks that bearer on every message (src/trpc/init.ts).
         if (!req.auth) {
           const token = info.connectionParams?.token;
-          const header = token ? `Bearer ${token}` : req.headers.authorization;
-          return createContext(deps, req, await resolveBearer(header, config, orm.em as EntityManager));
+          const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
+          return createContext(deps, req, { transport: 'ws', bearer, auth: await resolveBearer(bearer, config, orm.em as EntityManager) });
         }
-        return createContext(deps, req);
+        return createContext(deps, req, { transport: 'http' });
       },
       responseMeta: ({ ctx, errors }) => (ctx && errors.length === 0 ? { headers: ctx.resp.headers } : {}),
       onError: ({ error, path }) => {

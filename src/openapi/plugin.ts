@@ -1,9 +1,9 @@
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { rateLimitRouteConfig } from '../http/rate-limit.js';
+import { type RateBucket, rateLimitRouteConfig } from '../http/rate-limit.js';
 import { validationFailed } from '../platform/problems.js';
 import { type AppDeps, type Context, createContext } from '../trpc/context.js';
-import type { AppMeta, RateBucket } from '../trpc/init.js';
+import type { AppMeta } from '../trpc/init.js';
 
 export interface RestOperation {
   /** Dotted tRPC path, e.g. `territories.byId`. */
@@ -55,7 +55,7 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
           if (!isPlainObject(body)) throw validationFailed('(body)', 'the request body must be a JSON object');
           input = { ...body, ...params };
         }
-        const ctx = createContext(deps, request);
+        const ctx = createContext(deps, request, { transport: 'rest' });
         let fn: unknown = createCaller(ctx);
         for (const segment of segments) fn = (fn as Record<string, unknown>)[segment];
         const result = await (fn as (input: unknown) => Promise<unknown>)(input);

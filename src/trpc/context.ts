@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { JobRunner } from '../jobs/boss.js';
 import { clock } from '../platform/clock.js';
 import type { AuthUser, Clock } from '../platform/service-context.js';
@@ -16,7 +17,12 @@ export interface AppDeps {
   jobs: JobRunner;
   /** LISTEN/NOTIFY fan-out shared by the real-time subscriptions of this process. */
   realtime: Realtime;
+  /** The rate-limit counters every transport charges. */
+  rateLimiter: RateLimiter;
 }
+
+/** How a call arrived: REST passes the Fastify hooks; tRPC calls (HTTP batch items, WebSocket messages) do not. */
+export type Transport = 'rest' | 'http' | 'ws';
 
 /** Per-call response side channel: REST applies it to the reply (status, Location, Retry-After...). */
 export interface ResponseMeta {
@@ -42,12 +48,17 @@ export interface Context {
   config: AppConfig;
   ip: string;
   resp: ResponseMeta;
+  transport: Transport;
+  /** The `Authorization` value the caller presented (WebSocket: from its connection params); re-checked per call. */
+  bearer: string | undefined;
 }
 
-export function createContext(deps: AppDeps, req: FastifyRequest | null, auth?: RequestAuth): Context {
+export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: { transport: Transport; auth?: RequestAuth; bearer?: string }): Context {
   const session = req?.headers['x-session-id'];
-  const resolved = auth ?? req?.auth ?? { user: null, error: null };
+  const resolved = opts.auth ?? req?.auth ?? { user: null, error: null };
   return {
+    transport: opts.transport,
+    bearer: opts.bearer ?? req?.headers.authorization,
     deps,
     em: deps.orm.em.fork() as EntityManager,
     auth: resolved,

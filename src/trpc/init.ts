@@ -1,11 +1,12 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
-import { AppError, type FieldError, invalidValue, isDataException } from '../platform/problems.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { resolveBearer } from '../http/auth.js';
+import { callerKey, type RateBucket } from '../http/rate-limit.js';
+import { AppError, type FieldError, invalidValue, isDataException, tooManyRequests } from '../platform/problems.js';
 import type { Context } from './context.js';
 
-/** The rate-limit bucket an operation counts against (DESIGN section 9). */
-export type RateBucket = 'auth' | 'feedRead' | 'write' | 'global';
 
 export type AppMeta = OpenApiMeta<{
   /** HTTP status of a successful REST call when not 200 (201 created, 204 no content). */
@@ -48,6 +49,25 @@ const t = initTRPC
     },
   });
 
+/**
+ * The one call pipeline, run by every single call whatever its transport (a REST request, one call of an HTTP
+ * batch, one WebSocket message):
+ * - a fresh EntityManager fork per call, so concurrent calls of one batch or socket never share a unit of work;
+ * - on a WebSocket, the bearer the connection presented is verified again and the caller reloaded (expiry,
+ *   deletion and revoked permissions take effect on the next message, not at reconnect);
+ * - on /trpc, the call's rate-limit bucket (`meta.rateLimit`, else global for queries and write for mutations) is
+ *   charged in the store the REST routes use (REST requests are charged by their Fastify route already).
+ */
+const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
+  let { auth } = ctx;
+  if (ctx.transport === 'ws') auth = await resolveBearer(ctx.bearer, ctx.config, ctx.deps.orm.em as EntityManager);
+  if (ctx.transport !== 'rest') {
+    const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
+    if (!ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip))) throw tooManyRequests();
+  }
+  return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+});
+
 /** Turns a data exception into a 400 for every procedure (REST and /trpc alike), never a 500. */
 const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
   const result = await next();
@@ -59,5 +79,5 @@ const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure.use(dataExceptionsAsBadRequest);
+export const baseProcedure = t.procedure.use(callPipeline).use(dataExceptionsAsBadRequest);
 export const createCallerFactory = t.createCallerFactory;
