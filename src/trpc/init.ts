@@ -7,7 +7,6 @@ import { callerKey, type RateBucket } from '../http/rate-limit.js';
 import { AppError, type FieldError, invalidValue, isDataException, tooManyRequests } from '../platform/problems.js';
 import type { Context } from './context.js';
 
-
 export type AppMeta = OpenApiMeta<{
   /** HTTP status of a successful REST call when not 200 (201 created, 204 no content). */
   successStatus?: 201 | 204;
