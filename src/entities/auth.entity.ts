@@ -41,3 +41,18 @@ export const RecoveryCode = defineEntity({
     usedAtUtc: p.datetime().nullable(),
   },
 });
+
+/**
+ * Attempts at a secret (a second-factor code, a recovery code...) per subject within a window: the guard counts an
+ * attempt before checking it, so a burst of parallel guesses cannot all be checked before the count is reached.
+ */
+export const CredentialAttempt = defineEntity({
+  name: 'CredentialAttempt',
+  tableName: 'credential_attempt',
+  properties: {
+    /** What is guessed, and whose: `second-factor:<userId>`. */
+    subjectKey: p.string().length(200).primary(),
+    attempts: p.integer(),
+    windowStartedAtUtc: p.datetime(),
+  },
+});

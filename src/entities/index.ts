@@ -3,7 +3,7 @@ import { Alert } from './alert.entity.js';
 import { AssetValidation, TerritoryAsset } from './asset.entity.js';
 import { AuditEntry } from './audit.entity.js';
 import { UserBlock } from './block.entity.js';
-import { RecoveryCode, RefreshToken, TwoFactorChallenge } from './auth.entity.js';
+import { CredentialAttempt, RecoveryCode, RefreshToken, TwoFactorChallenge } from './auth.entity.js';
 import { Event, EventParticipation } from './event.entity.js';
 import { Evidence } from './evidence.entity.js';
 import { JoinRequest, JoinRequestRecipient } from './join-request.entity.js';
@@ -26,6 +26,7 @@ export const entities = [
   RefreshToken,
   TwoFactorChallenge,
   RecoveryCode,
+  CredentialAttempt,
   Territory,
   TerritorySelection,
   TerritoryMembership,

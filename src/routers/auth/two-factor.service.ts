@@ -1,5 +1,6 @@
 import { execSql } from '../../db/sql.js';
 import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
+import { guardedCheck, secondFactorSubject } from './credential-guard.js';
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { generateSecret, generateURI, verify } from 'otplib';
@@ -155,8 +156,11 @@ export async function verifyChallenge(ctx: PublicServiceContext, input: { challe
   const { em, config } = ctx;
   const { challengeId, code } = input;
   const user = await attemptChallenge(em, challengeId);
-  const step = user.twoFactorSecret ? await matchingStep(user.twoFactorSecret, code, user.twoFactorLastStep) : null;
-  if (step === null || !(await acceptStep(em, user.id, step))) throw unauthorized('The two-factor code is not valid.');
+  const valid = await guardedCheck(em, secondFactorSubject(user.id), ctx.clock.now(), async () => {
+    const step = user.twoFactorSecret ? await matchingStep(user.twoFactorSecret, code, user.twoFactorLastStep) : null;
+    return step !== null && acceptStep(em, user.id, step);
+  });
+  if (!valid) throw unauthorized('The two-factor code is not valid.');
   await consumeChallenge(em, challengeId);
   return issueSession(em, config, user);
 }
@@ -166,7 +170,8 @@ export async function recoverChallenge(ctx: PublicServiceContext, input: { chall
   const { em, config } = ctx;
   const { challengeId, recoveryCode } = input;
   const user = await attemptChallenge(em, challengeId);
-  if (!(await consumeRecoveryCode(em, user.id, recoveryCode))) throw unauthorized('The recovery code is not valid.');
+  const valid = await guardedCheck(em, secondFactorSubject(user.id), ctx.clock.now(), () => consumeRecoveryCode(em, user.id, recoveryCode));
+  if (!valid) throw unauthorized('The recovery code is not valid.');
   await consumeChallenge(em, challengeId);
   audit(em, { actorUserId: user.id, action: 'auth.2fa_recovery_code_used', subjectType: 'User', subjectId: user.id });
   return issueSession(em, config, user);
@@ -179,11 +184,14 @@ export async function disable(ctx: ServiceContext, input: { code?: string | null
   const proof = input;
   const user = await activeUser(em, userId);
   if (!user.twoFactorEnabled || !user.twoFactorSecret) throw conflict('Two-factor authentication is not enabled.', 'TWO_FACTOR_NOT_ENABLED');
-  if (proof.code) {
-    const step = await matchingStep(user.twoFactorSecret, proof.code, user.twoFactorLastStep);
-    if (step === null || !(await acceptStep(em, userId, step))) throw badRequest('The code is not valid.', 'INVALID_TWO_FACTOR_CODE');
-  } else if (!proof.recoveryCode || !(await consumeRecoveryCode(em, userId, proof.recoveryCode))) {
-    throw badRequest('The recovery code is not valid.', 'INVALID_RECOVERY_CODE');
+  const secret = user.twoFactorSecret;
+  const proven = await guardedCheck(em, secondFactorSubject(userId), ctx.clock.now(), async () => {
+    if (!proof.code) return Boolean(proof.recoveryCode) && consumeRecoveryCode(em, userId, proof.recoveryCode!);
+    const step = await matchingStep(secret, proof.code, user.twoFactorLastStep);
+    return step !== null && acceptStep(em, userId, step);
+  });
+  if (!proven) {
+    throw proof.code ? badRequest('The code is not valid.', 'INVALID_TWO_FACTOR_CODE') : badRequest('The recovery code is not valid.', 'INVALID_RECOVERY_CODE');
   }
   await em.transactional(async (tx) => {
     await execSql(

@@ -1,0 +1,75 @@
+import { generate } from 'otplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../src/platform/clock.js';
+import { countRows } from '../factories/index.js';
+import { bearer, newIdentity, socialLogin } from '../auth/login.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload, headers });
+const codeNow = (secret: string) => generate({ secret, epoch: Math.floor(clock.now().getTime() / 1000) });
+
+/** A user with 2FA on, and a session token (what a thief of the access token holds). */
+async function enrolled() {
+  const identity = newIdentity();
+  const login = (await socialLogin(t, identity)).json();
+  const headers = bearer(login.token);
+  const setup = (await post('/api/v1/auth/2fa/setup', {}, headers)).json();
+  expect((await post('/api/v1/auth/2fa/confirm', { code: await codeNow(setup.secret) }, headers)).statusCode).toBe(200);
+  return { identity, userId: login.user.id as string, headers, secret: setup.secret as string };
+}
+
+/** A six-digit code that is not the current one. */
+const wrongCode = async (secret: string) => ((await codeNow(secret)) === '000000' ? '111111' : '000000');
+
+describe('second-factor guessing is bounded per user (finding 1)', () => {
+  it('2FA disable: after 10 wrong codes even the right one is refused (429) and 2FA stays on', async () => {
+    const user = await enrolled();
+    const wrong = await wrongCode(user.secret);
+    for (let i = 0; i < 10; i++) expect((await post('/api/v1/auth/2fa/disable', { code: wrong }, user.headers)).statusCode).toBe(400);
+    const locked = await post('/api/v1/auth/2fa/disable', { code: await codeNow(user.secret) }, user.headers);
+    expect(locked.statusCode).toBe(429);
+    expect(locked.headers['retry-after']).toBe('60');
+    expect(await countRows(t, 'app_user', 'id = $1 and two_factor_enabled', [user.userId])).toBe(1);
+  });
+
+  it('a burst of 40 parallel guesses gets at most 10 checked', async () => {
+    const user = await enrolled();
+    const wrong = await wrongCode(user.secret);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => post('/api/v1/auth/2fa/disable', { code: wrong }, user.headers)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 400).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('fresh login challenges share the same count: guessing does not restart with a new challenge', async () => {
+    const user = await enrolled();
+    const wrong = await wrongCode(user.secret);
+    let checked = 0;
+    for (let round = 0; round < 4; round++) {
+      const challengeId = (await socialLogin(t, user.identity)).json().challengeId as string;
+      for (let i = 0; i < 4; i++) {
+        const res = await post('/api/v1/auth/2fa/verify', { challengeId, code: wrong });
+        if (res.statusCode === 401) checked++;
+        else expect(res.statusCode).toBe(429);
+      }
+    }
+    expect(checked).toBe(10);
+  });
+
+  it('a right code clears the count', async () => {
+    const user = await enrolled();
+    const wrong = await wrongCode(user.secret);
+    for (let i = 0; i < 9; i++) await post('/api/v1/auth/2fa/disable', { code: wrong }, user.headers);
+    const challengeId = (await socialLogin(t, user.identity)).json().challengeId as string;
+    // The confirm code's time step is used up: the next step's code, as the authenticator shows it 30 s later.
+    const next = generate({ secret: user.secret, epoch: Math.floor(clock.now().getTime() / 1000) + 30 });
+    expect((await post('/api/v1/auth/2fa/verify', { challengeId, code: await next })).statusCode).toBe(200);
+    expect(await countRows(t, 'credential_attempt', 'subject_key = $1', [`second-factor:${user.userId}`])).toBe(0);
+  });
+});
