@@ -14,6 +14,7 @@ export interface TerritoryAccessRow {
   latitude: number | null;
   longitude: number | null;
   radius_km: number | null;
+  suggested_by_user_id: string | null;
   membership_id: string | null;
   role: string | null;
   capabilities: string[] | null;
@@ -26,7 +27,7 @@ export function territoryAccessQuery(territoryId: string | null, userId: string 
     sql: `with target as (
             select coalesce(?::uuid, (select s.territory_id from territory_selection s where s.user_id = ?::uuid and s.session_id = ?)) as id
           )
-          select target.id as target_id, t.id, t.name, t.status, t.enabled_flags, t.latitude, t.longitude, t.radius_km,
+          select target.id as target_id, t.id, t.name, t.status, t.enabled_flags, t.latitude, t.longitude, t.radius_km, t.suggested_by_user_id,
                  m.id as membership_id, m.role, m.capabilities,
                  m.geo_verified_at_utc is not null as geo_verified, m.document_verified_at_utc is not null as document_verified
             from target

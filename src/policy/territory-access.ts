@@ -3,7 +3,9 @@
  * `requireTerritory(ctx, territoryId, {as, flag})`: one query (territory + the caller's membership), then the same
  * refusals everywhere, in the same order:
  *   1. no territory id and nothing selected for the session: 404 NO_TERRITORY_SELECTED;
- *   2. unknown territory, or not ACTIVE (unless `status: 'ANY'`): 404 NOT_FOUND;
+ *   2. unknown territory, or not ACTIVE: 404 NOT_FOUND. `status: 'VISIBLE'` also admits a PENDING or REJECTED
+ *      territory to those who may see it (its suggester, its capability holders, system admins), so administering
+ *      a suggestion reveals nothing to anyone else; `status: 'ANY'` admits every status (internal reads);
  *   3. `flag` off: the flag's error (404 MARKETPLACE_DISABLED, 404 CHAT_DISABLED...): a switched-off domain does
  *      not exist there, for anyone (the flags themselves are public);
  *   4. `as` not met: 403 (the requirement's code, e.g. NOT_MEMBER, NOT_RESIDENT, or the operation's own).
@@ -28,8 +30,11 @@ export interface RequireTerritoryOptions {
   as?: TerritoryRole | readonly TerritoryRole[];
   /** A feature flag the operation needs. */
   flag?: TerritoryFeatureFlag;
-  /** `ANY` also admits PENDING, REJECTED and INACTIVE territories (administration of the territory itself). */
-  status?: 'ACTIVE' | 'ANY';
+  /**
+   * ACTIVE (default) for content; VISIBLE for administering the territory itself (others' PENDING or REJECTED
+   * territories stay 404); ANY for internal reads of a territory already known to exist (a post's, an asset's).
+   */
+  status?: 'ACTIVE' | 'VISIBLE' | 'ANY';
   /** The 403 of an unmet `as`, when the operation words it its own way. */
   denied?: { message: string; code?: ProblemCode };
 }
@@ -161,6 +166,15 @@ function toAccess(row: TerritoryAccessRow, caller: AuthUser | null): TerritoryAc
   );
 }
 
+/** Whether the territory's status lets the caller reach it (see RequireTerritoryOptions.status). */
+function admits(status: 'ACTIVE' | 'VISIBLE' | 'ANY', row: TerritoryAccessRow, access: TerritoryAccess): boolean {
+  if (status === 'ANY' || row.status === 'ACTIVE') return true;
+  if (status === 'ACTIVE') return false;
+  if (row.status === 'INACTIVE') return true;
+  const caller = access.caller;
+  return caller !== null && (row.suggested_by_user_id === caller.id || access.isSystemAdmin || (access.membership?.capabilities.length ?? 0) > 0);
+}
+
 export const noTerritorySelected = () => new AppError('NOT_FOUND', 'NO_TERRITORY_SELECTED', 'No territory selected.');
 
 /**
@@ -175,8 +189,9 @@ export async function requireTerritory(
   const userId = ctx.user?.id ?? null;
   const [row] = await runSql<TerritoryAccessRow>(ctx.em, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null));
   if (!row?.target_id) throw noTerritorySelected();
-  if (!row.id || ((opts.status ?? 'ACTIVE') === 'ACTIVE' && row.status !== 'ACTIVE')) throw notFound('Territory');
+  if (!row.id) throw notFound('Territory');
   const access = toAccess(row, ctx.user);
+  if (!admits(opts.status ?? 'ACTIVE', row, access)) throw notFound('Territory');
   if (opts.flag && !access.hasFlag(opts.flag)) throw flagRefusal(opts.flag);
   if (opts.as !== undefined) {
     const roles: readonly TerritoryRole[] = typeof opts.as === 'string' ? [opts.as] : opts.as;

@@ -1,7 +1,7 @@
 import type { TerritoryCapability } from '../entities/membership.entity.js';
 import type { SystemPermission } from '../entities/user.entity.js';
 import { isUuid } from '../platform/ids.js';
-import { forbidden, unauthorized } from '../platform/problems.js';
+import { forbidden, unauthorized, validationFailed } from '../platform/problems.js';
 import { hasPermission } from '../platform/service-context.js';
 import { requireTerritory } from '../policy/territory-access.js';
 import { baseProcedure } from './init.js';
@@ -26,15 +26,15 @@ export const permissionProcedure = (...permissions: SystemPermission[]) =>
 export const adminProcedure = permissionProcedure('SYSTEM_ADMIN');
 
 /**
- * Holds one of the capabilities in the territory named by the input's `territoryId` (path or body), whatever the
- * territory's status (curators administer PENDING territories too). A malformed id is left to the input schema (400).
+ * Holds one of the capabilities in the territory named by the input's `territoryId` (path or body); a territory
+ * the caller may not see is 404 (status VISIBLE). Fails closed: without a well-formed `territoryId` the call is a
+ * 400 before anything runs.
  */
 export const territoryProcedure = (...capabilities: TerritoryCapability[]) =>
   authedProcedure.use(async ({ ctx, next, getRawInput }) => {
     const raw = (await getRawInput()) as { territoryId?: unknown } | undefined;
     const territoryId = raw?.territoryId;
-    if (isUuid(territoryId)) {
-      await requireTerritory(ctx, territoryId, { as: capabilities, status: 'ANY' });
-    }
+    if (!isUuid(territoryId)) throw validationFailed('territoryId', 'must be a UUID');
+    await requireTerritory(ctx, territoryId, { as: capabilities, status: 'VISIBLE' });
     return next();
   });

@@ -78,7 +78,7 @@ export async function revokePermission(ctx: ServiceContext, input: { userId: str
  * SYSTEM_ADMIN only, MODERATOR also by the territory's curators. Then 404 for an unknown user.
  */
 async function authorizeCapabilityChange(ctx: ServiceContext, input: CapabilityChange) {
-  const access = await requireTerritory(ctx, input.territoryId, { status: 'ANY' });
+  const access = await requireTerritory(ctx, input.territoryId, { status: 'VISIBLE' });
   const allowed = access.isSystemAdmin || (input.capability === 'MODERATOR' && access.holds('CURATOR'));
   if (!allowed) {
     throw forbidden(

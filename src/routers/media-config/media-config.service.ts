@@ -17,7 +17,7 @@ function toOutput(territoryId: string, row: ConfigRow | null): MediaConfigOutput
 export async function getMediaConfig(ctx: ServiceContext, input: { territoryId: string }): Promise<MediaConfigOutput> {
   const { em } = ctx;
   const { territoryId } = input;
-  await requireTerritory(ctx, territoryId, { status: 'ANY' });
+  await requireTerritory(ctx, territoryId, { status: 'VISIBLE' });
   return toOutput(territoryId, await em.findOne(TerritoryMediaConfig, { territoryId }));
 }
 

@@ -55,7 +55,7 @@ export const NOT_RESIDENT_DETAIL = 'Only a RESIDENT of this territory can verify
 
 /** The caller is RESIDENT of the territory (whatever its status); anyone else (visitor, no membership) is refused with 403. */
 export const requireResident = (ctx: ServiceContext, territoryId: string) =>
-  requireTerritory(ctx, territoryId, { as: 'resident', status: 'ANY', denied: { message: NOT_RESIDENT_DETAIL, code: 'NOT_RESIDENT' } });
+  requireTerritory(ctx, territoryId, { as: 'resident', status: 'VISIBLE', denied: { message: NOT_RESIDENT_DETAIL, code: 'NOT_RESIDENT' } });
 
 /**
  * Geolocation check: inside the territory's radius (haversine from its centre) the membership becomes

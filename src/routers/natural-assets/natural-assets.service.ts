@@ -34,7 +34,7 @@ export async function listNaturalAssets(
   ctx: ServiceContext,
   input: { territoryId: string; status?: NaturalAssetStatus; skip: number; take: number },
 ): Promise<NaturalAssetOutput[]> {
-  const access = await requireTerritory(ctx, input.territoryId, { status: 'ANY' });
+  const access = await requireTerritory(ctx, input.territoryId, { status: 'VISIBLE' });
   const { em, user } = ctx;
   const curator = access.holds('CURATOR');
   const statuses: NaturalAssetStatus[] = input.status ? [input.status] : ['PENDING', 'PUBLISHED'];
@@ -78,7 +78,7 @@ export async function createNaturalAsset(ctx: ServiceContext, input: CreateNatur
 /** A curator publishes a PENDING natural asset of the territory (another territory's id: 404; not PENDING: 409). */
 export async function publishNaturalAsset(ctx: ServiceContext, input: { territoryId: string; id: string }): Promise<NaturalAssetOutput> {
   const { territoryId, id } = input;
-  await requireTerritory(ctx, territoryId, { as: 'CURATOR', status: 'ANY' });
+  await requireTerritory(ctx, territoryId, { as: 'CURATOR', status: 'VISIBLE' });
   const { em, user } = ctx;
   const asset = await em.findOne(NaturalAsset, { id, territoryId });
   if (!asset) throw notFound('Natural asset');

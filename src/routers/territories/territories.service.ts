@@ -236,7 +236,7 @@ export async function getFeatures(ctx: ServiceContext, input: { id: string }) {
 export async function updateFeatures(ctx: ServiceContext, input: { id: string; enabledFlags: TerritoryFeatureFlag[] }) {
   const { em, user } = ctx;
   const { id } = input;
-  await requireTerritory(ctx, id, { as: 'CURATOR', status: 'ANY' });
+  await requireTerritory(ctx, id, { as: 'CURATOR', status: 'VISIBLE' });
   const after = canonicalFlags(input.enabledFlags);
   await em.transactional(async (tx) => {
     const territory = await tx.findOneOrFail(Territory, { id });

@@ -8,7 +8,7 @@ import { openEvidence } from '../evidence/evidence.service.js';
 import { completeWorkItem, findWorkItem, listWorkItems } from '../work-items/work-items.service.js';
 
 /** The territory queue is its curators' and moderators' (any territory status: suggestions are PENDING). */
-const QUEUE_KEEPERS = { as: ['CURATOR', 'MODERATOR'], status: 'ANY' } as const;
+const QUEUE_KEEPERS = { as: ['CURATOR', 'MODERATOR'], status: 'VISIBLE' } as const;
 
 /** The territory's queue, newest first: its curators and moderators. */
 export async function listForTerritory(
@@ -44,7 +44,7 @@ export async function decideResidency(
   ctx: ServiceContext,
   input: { territoryId: string; workItemId: string; outcome: 'APPROVED' | 'REJECTED'; notes: string | null },
 ) {
-  await requireTerritory(ctx, input.territoryId, { as: 'CURATOR', status: 'ANY' });
+  await requireTerritory(ctx, input.territoryId, { as: 'CURATOR', status: 'VISIBLE' });
   const item = await findWorkItem(ctx.em, input.workItemId, { territoryId: input.territoryId, type: 'RESIDENCY_VERIFICATION' });
   return completeWorkItem(ctx.em, item, input.outcome, input.notes, ctx.user.id);
 }
