@@ -4,7 +4,7 @@ import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../enti
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { conflict, notFound, validationFailed } from '../../platform/problems.js';
+import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type RequireTerritoryOptions } from '../../policy/territory-access.js';
 import { cancelPendingWorkItems, completeWorkItem, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
@@ -119,15 +119,7 @@ export async function createAsset(ctx: ServiceContext, input: CreateAssetInput):
       curatedByUserId: null,
       archivedAtUtc: null,
     });
-    createWorkItem(tx, {
-      type: 'ASSET_CURATION',
-      subjectType: 'TerritoryAsset',
-      subjectId: created.id,
-      territoryId,
-      payload: { name: created.name, type: created.type, subtype: created.subtype ?? null, suggestedByUserId: user.id },
-      requiredCapability: 'CURATOR',
-      createdByUserId: user.id,
-    });
+    curationWorkItem(tx, created, user.id);
     await tx.flush();
     return created;
   });
@@ -203,13 +195,8 @@ export async function updateAsset(ctx: ServiceContext, input: UpdateAssetInput):
   const asset = await em.transactional(async (tx) => {
     const locked = await tx.findOne(TerritoryAsset, { id: input.assetId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!locked) throw notFound('Asset');
-    if (locked.createdByUserId !== user.id) {
-      await requireTerritory({ ...ctx, em: tx }, locked.territoryId, {
-        as: 'CURATOR',
-        status: 'ANY',
-        denied: { message: 'Only the creator or a curator of the territory can edit this asset.' },
-      });
-    }
+    const curator = (await requireTerritory({ ...ctx, em: tx }, locked.territoryId, { status: 'ANY' })).holds('CURATOR');
+    if (locked.createdByUserId !== user.id && !curator) throw forbidden('Only the creator or a curator of the territory can edit this asset.');
     if (NOT_EDITABLE.includes(locked.status)) throw conflict(`A ${locked.status} asset cannot be edited.`, 'ASSET_NOT_EDITABLE');
     const type = input.type ?? locked.type;
     if (typeof input.subtype === 'string' && type !== NATURAL_ASSET_TYPE) throw validationFailed('subtype', SUBTYPE_ONLY_FOR_NATURAL);
@@ -231,11 +218,36 @@ export async function updateAsset(ctx: ServiceContext, input: UpdateAssetInput):
         territoryId: locked.territoryId,
         data: { fields: change.fields, before: change.before, after: change.after },
       });
+      // What the curators approved is not what its creator may turn it into: a changed Active asset goes back to
+      // Suggested, with a new curation in the territory's queue (a curator's own edit stands).
+      if (locked.status === 'Active' && !curator) sendBackToCuration(tx, locked, user.id, ctx.clock.now());
     }
     await tx.flush();
     return locked;
   });
   return toOutput(em, asset);
+}
+
+function sendBackToCuration(tx: EntityManager, asset: AssetRow, actorUserId: string, now: Date) {
+  asset.status = 'Suggested';
+  asset.curatedAtUtc = null;
+  asset.curatedByUserId = null;
+  asset.updatedAtUtc = now;
+  curationWorkItem(tx, asset, actorUserId);
+  audit(tx, { actorUserId, action: 'asset.sent_back_to_curation', subjectType: 'TerritoryAsset', subjectId: asset.id, territoryId: asset.territoryId });
+}
+
+/** The ASSET_CURATION item of an asset awaiting its curators. */
+function curationWorkItem(tx: EntityManager, asset: AssetRow, suggestedByUserId: string) {
+  createWorkItem(tx, {
+    type: 'ASSET_CURATION',
+    subjectType: 'TerritoryAsset',
+    subjectId: asset.id,
+    territoryId: asset.territoryId,
+    payload: { name: asset.name, type: asset.type, subtype: asset.subtype ?? null, suggestedByUserId },
+    requiredCapability: 'CURATOR',
+    createdByUserId: suggestedByUserId,
+  });
 }
 
 /**
