@@ -1,3 +1,4 @@
+import { REGISTRATION_REFUSED } from '../../src/routers/auth/auth.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoData } from '../../src/db/seed/demo.js';
 import { countRows } from '../factories/index.js';
@@ -72,13 +73,14 @@ describe('POST /api/v1/auth/social', () => {
     expect(await countRows(t, 'app_user')).toBe(before);
   });
 
-  it('answers 409 when the CPF belongs to another account', async () => {
+  it('answers a generic 409 when the CPF belongs to another account (no registration oracle, finding 12)', async () => {
     const cpf = newCpf();
     expect((await socialLogin(t, newIdentity({ foreignDocument: undefined, cpf }))).statusCode).toBe(200);
     const before = await countRows(t, 'app_user');
     const res = await socialLogin(t, newIdentity({ foreignDocument: undefined, cpf }));
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ code: 'CPF_ALREADY_REGISTERED' });
+    expect(res.json()).toMatchObject({ code: 'REGISTRATION_REFUSED', detail: REGISTRATION_REFUSED });
+    expect(res.body).not.toContain('CPF');
     expect(await countRows(t, 'app_user')).toBe(before);
   });
 

@@ -31,6 +31,9 @@ export async function socialLogin(ctx: PublicServiceContext, input: SocialLoginI
   return issueSession(em, config, user);
 }
 
+export const REGISTRATION_REFUSED =
+  'The account could not be created with these details. If you already have an account, sign in with the provider you used before.';
+
 async function signUp(em: EntityManager, input: SocialLoginInput, externalId: string): Promise<UserRow> {
   if (Boolean(input.cpf) === Boolean(input.foreignDocument)) {
     throw validationFailed('cpf', 'a new user must give exactly one of cpf or foreignDocument');
@@ -55,7 +58,9 @@ async function signUp(em: EntityManager, input: SocialLoginInput, externalId: st
     em.clear();
     const existing = await em.findOne(User, { authProvider: input.authProvider, externalId });
     if (existing) return existing;
-    throw conflict('This CPF is already registered to another account.', 'CPF_ALREADY_REGISTERED');
+    // Generic on purpose: naming the CPF would make sign-up an oracle for whose national id is registered. Probing
+    // still costs a verified provider identity per try in production, and sign-ups count in the auth rate bucket.
+    throw conflict(REGISTRATION_REFUSED, 'REGISTRATION_REFUSED');
   }
   return em.findOneOrFail(User, { id });
 }
