@@ -233,7 +233,8 @@ describe('POST /api/v1/memberships/{territoryId}/become-resident', () => {
       id: expect.any(String),
       territoryId: territory.id,
       requesterUserId: visitor.id,
-      recipientUserIds: [curator.id],
+      // The requester is not shown whom the request went to (finding 11).
+      recipientUserIds: [],
       message: 'I live at number 5',
       status: 'PENDING',
       createdAtUtc: expect.any(String),
@@ -300,7 +301,8 @@ describe('POST /api/v1/memberships/transfer-residency', () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/memberships/transfer-residency', headers: user.headers, payload: { toTerritoryId: to.id } });
     expect(res.statusCode).toBe(201);
     const request = res.json();
-    expect(request).toMatchObject({ territoryId: to.id, requesterUserId: user.id, status: 'PENDING', recipientUserIds: [curator.id] });
+    expect(request).toMatchObject({ territoryId: to.id, requesterUserId: user.id, status: 'PENDING', recipientUserIds: [] });
+    expect(await countRows(t, 'join_request_recipient', 'join_request_id = $1 and recipient_user_id = $2', [request.id, curator.id])).toBe(1);
     expect(res.headers.location).toBe(`/api/v1/join-requests/${request.id}`);
     // Still RESIDENT at home until the approval.
     const home = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${from.id}/me`, headers: user.headers });

@@ -48,8 +48,13 @@ async function recipientsOf(em: EntityManager, joinRequestIds: string[]): Promis
   return byRequest;
 }
 
-async function withRecipients(em: EntityManager, r: JoinRequestRow) {
-  return toOutput(r, (await recipientsOf(em, [r.id])).get(r.id) ?? []);
+/**
+ * The request as `viewerId` may see it. Its requester never sees who it was addressed to: the fallback to curators
+ * and then to every system admin, and the filtering of named recipients, would otherwise tell anyone who holds
+ * which role (finding 11). Recipients, curators and admins see the list.
+ */
+async function withRecipients(em: EntityManager, r: JoinRequestRow, viewerId: string) {
+  return toOutput(r, viewerId === r.requesterUserId ? [] : ((await recipientsOf(em, [r.id])).get(r.id) ?? []));
 }
 
 /** Transaction-scoped advisory lock on a text key: serializes the callers that share it, released at commit. */
@@ -87,7 +92,7 @@ export async function createJoinRequest(ctx: ServiceContext, input: CreateJoinRe
       // Asking to transfer while a plain request is pending turns it into a transfer request.
       if (input.transfer && !pending.isTransfer) pending.isTransfer = true;
       await tx.flush();
-      return { created: false, joinRequest: await withRecipients(tx, pending) };
+      return { created: false, joinRequest: await withRecipients(tx, pending, user.id) };
     }
 
     const windowHours = await readConfigNumber(tx, 'JoinRequests:WindowHours', 24);
@@ -121,7 +126,7 @@ export async function createJoinRequest(ctx: ServiceContext, input: CreateJoinRe
       });
     }
     await tx.flush();
-    return { created: true, joinRequest: toOutput(request, recipients) };
+    return { created: true, joinRequest: toOutput(request, []) };
   });
 }
 
@@ -142,7 +147,7 @@ export async function decideJoinRequest(ctx: ServiceContext, input: { id: string
     if (!(await canDecide(tx, user, request))) {
       throw forbidden('Only an eligible recipient (a verified resident), a curator of the territory or a system admin can decide this join request.');
     }
-    if (request.status === decision) return withRecipients(tx, request);
+    if (request.status === decision) return withRecipients(tx, request, user.id);
     if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
 
     // Approval makes the requester RESIDENT (a transfer moves the residency; see grantResidency).
@@ -170,7 +175,7 @@ export async function decideJoinRequest(ctx: ServiceContext, input: { id: string
       sourceKey: `join-request:${request.id}:decided`,
     });
     await tx.flush();
-    return withRecipients(tx, request);
+    return withRecipients(tx, request, user.id);
   });
 }
 
@@ -179,7 +184,7 @@ export async function getJoinRequest(ctx: ServiceContext, input: { id: string })
   const { em, user } = ctx;
   const request = await em.findOne(JoinRequest, { id: input.id });
   if (!request || !(await canView(em, user, request))) throw notFound('Join request');
-  return withRecipients(em, request);
+  return withRecipients(em, request, user.id);
 }
 
 /** The creator withdraws a PENDING request; cancelling again is idempotent, a decided request is 409. */
@@ -189,13 +194,13 @@ export async function cancelJoinRequest(ctx: ServiceContext, input: { id: string
     const request = await tx.findOne(JoinRequest, { id: input.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!request) throw notFound('Join request');
     if (request.requesterUserId !== user.id) throw forbidden('Only the creator can cancel this join request.');
-    if (request.status === 'CANCELLED') return withRecipients(tx, request);
+    if (request.status === 'CANCELLED') return withRecipients(tx, request, user.id);
     if (request.status !== 'PENDING') throw conflict(`The join request is already ${request.status}.`, 'JOIN_REQUEST_ALREADY_DECIDED');
     request.status = 'CANCELLED';
     request.decidedAtUtc = ctx.clock.now();
     request.decidedByUserId = user.id;
     await tx.flush();
-    return withRecipients(tx, request);
+    return withRecipients(tx, request, user.id);
   });
 }
 
