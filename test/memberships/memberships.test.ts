@@ -242,6 +242,7 @@ describe('POST /api/v1/memberships/{territoryId}/become-resident', () => {
       decidedByUserId: null,
     });
     expect(first.headers.location).toBe(`/api/v1/join-requests/${body.id}`);
+    expect(await countRows(t, 'join_request_recipient', 'join_request_id = $1 and recipient_user_id = $2', [body.id, curator.id])).toBe(1);
     const again = await t.app.inject({ method: 'POST', url, headers: visitor.headers, payload: {} });
     expect(again.statusCode).toBe(200);
     expect(again.json().id).toBe(body.id);
