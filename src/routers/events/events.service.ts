@@ -13,6 +13,7 @@ import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.servi
 import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
+import { readConfigNumber } from '../system-config/system-config.queries.js';
 import {
   eventByIdQuery,
   type EventRow,
@@ -77,6 +78,22 @@ function checkDates(clock: Clock, startsAt: Date, endsAt: Date | null | undefine
 }
 
 /**
+ * Whether this creation may notify the territory's residents: a creator's first `Events:NotifyingCreationsPerDay`
+ * events in a territory within 24 hours do, later ones are created silently, so nobody can flood every resident
+ * with their text. Counted under a per-(creator, territory) lock, before this event is written.
+ */
+async function mayNotify(tx: EntityManager, userId: string, territoryId: string, now: Date): Promise<boolean> {
+  await execSql(tx, 'select pg_advisory_xact_lock(hashtextextended(?, 0))', [`event-notify:${userId}:${territoryId}`]);
+  const limit = await readConfigNumber(tx, 'Events:NotifyingCreationsPerDay', 3);
+  const [row] = await execSql<{ n: number }>(
+    tx,
+    'select count(*)::int as n from event where created_by_user_id = ? and territory_id = ? and created_at_utc > ?',
+    [userId, territoryId, new Date(now.getTime() - 86_400_000)],
+  );
+  return (row?.n ?? 0) < limit;
+}
+
+/**
  * A member (VISITOR or RESIDENT) of the territory creates a SCHEDULED event, subject to the territory's active
  * moderation rules as its feed post is. In one transaction: the event with the creator's role, its media (cover
  * first), an EVENT feed post referencing it, and an EVENT_CREATED notification to the territory's residents.
@@ -94,6 +111,7 @@ export async function createEvent(ctx: ServiceContext, input: CreateEventInput):
   await enforceModerationRules(em, territoryId, { title: input.title, content: input.description ?? '', type: 'EVENT' });
 
   const eventId = await em.transactional(async (tx) => {
+    const notify = await mayNotify(tx, user.id, territoryId, ctx.clock.now());
     const hasMedia = Boolean(input.coverMediaId) || input.additionalMediaIds.length > 0;
     const media = hasMedia
       ? await assertAttachable(tx, {
@@ -134,14 +152,16 @@ export async function createEvent(ctx: ServiceContext, input: CreateEventInput):
       eventId: event.id,
     });
     event.postId = post.id;
-    enqueueNotification(tx, {
-      type: 'EVENT_CREATED',
-      recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
-      title: `New event: ${input.title}`,
-      body: input.locationLabel ? `${input.startsAtUtc.toISOString()} at ${input.locationLabel}` : input.startsAtUtc.toISOString(),
-      data: { territoryId, eventId: event.id, postId: post.id },
-      sourceKey: `event:${event.id}:created`,
-    });
+    if (notify) {
+      enqueueNotification(tx, {
+        type: 'EVENT_CREATED',
+        recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
+        title: `New event: ${input.title}`,
+        body: input.locationLabel ? `${input.startsAtUtc.toISOString()} at ${input.locationLabel}` : input.startsAtUtc.toISOString(),
+        data: { territoryId, eventId: event.id, postId: post.id },
+        sourceKey: `event:${event.id}:created`,
+      });
+    }
     await tx.flush();
     return event.id;
   });

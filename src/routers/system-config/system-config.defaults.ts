@@ -28,6 +28,13 @@ export const SYSTEM_CONFIG_DEFAULTS: readonly SystemConfigDefault[] = [
     integer: { min: 1, max: 24 * 365 },
   },
   {
+    key: 'Events:NotifyingCreationsPerDay',
+    value: '3',
+    category: 'Events',
+    description: 'Events of one creator in one territory within 24 hours that notify its residents; later ones are created but notify nobody.',
+    integer: { min: 0, max: 1000 },
+  },
+  {
     key: 'Notifications:DispatchBatchSize',
     value: '100',
     category: 'Notifications',
