@@ -73,7 +73,9 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
 
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-    trustProxy: config.production,
+    // Outside production the server is reached directly; in production only the configured proxies are believed, so a
+    // client cannot pick its own IP (and rate-limit key) with X-Forwarded-For.
+    trustProxy: config.production ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
     // Ids are UUIDs; long garbage in a path should not reach the router's regexes.
     routerOptions: { maxParamLength: 200 },

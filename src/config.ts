@@ -33,7 +33,21 @@ const environmentSchema = z.object({
   RateLimiting__Write__PermitLimit: int(30),
   JOBS__ENABLED: bool.default(true),
   METRICS__TOKEN: z.string().default(''),
+  TRUST_PROXY: z.string().default('loopback'),
 });
+
+/** `TRUST_PROXY`: a hop count (`1`: the nearest proxy), or a comma list of addresses, CIDRs and `loopback`. */
+function trustProxyOf(value: string): string[] | ((address: string, hop: number) => boolean) {
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed);
+    return (_address, hop) => hop < hops;
+  }
+  return trimmed
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -90,6 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     }
     if (e.JWT__SIGNINGKEY.length < 32) throw new ConfigError('JWT SigningKey must be at least 32 characters long in production');
     if (corsOrigins.length === 0 || corsOrigins.includes('*')) throw new ConfigError('Cors:AllowedOrigins must be configured');
+    if (new Set(e.JWT__SIGNINGKEY).size < 8) throw new ConfigError('JWT SigningKey must be random (it repeats too few distinct characters)');
+    const unsafeOrigin = corsOrigins.find((origin) => !/^https:\/\/[^/\s]+$/.test(origin));
+    if (unsafeOrigin) throw new ConfigError(`Cors:AllowedOrigins must list https:// origins only in production (got "${unsafeOrigin}")`);
     if (trustProviderClaims) {
       throw new ConfigError('AUTH__TRUSTPROVIDERCLAIMS must be false in production: identity provider tokens must be verified');
     }
@@ -107,6 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir: e.DATA_DIR,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     publicBaseUrl,
+    /** Fastify's trustProxy: the proxies whose X-Forwarded-* headers count (CIDRs, `loopback`...), or a hop count. */
+    trustProxy: trustProxyOf(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     // Demo users include a SYSTEM_ADMIN anyone can log in as: never in production, whatever SEED_DEMO_DATA says.
     seedDemoData: e.SEED_DEMO_DATA && !production,

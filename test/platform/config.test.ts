@@ -34,7 +34,8 @@ describe('loadConfig in production', () => {
   it('refuses a key shorter than 32 characters, accepts exactly 32', () => {
     expect(refusal({ ...PRODUCTION_ENV, JWT__SIGNINGKEY: 'k'.repeat(20) })).toBe(REFUSALS.keyShort);
     expect(refusal({ ...PRODUCTION_ENV, JWT__SIGNINGKEY: 'k'.repeat(31) })).toBe(REFUSALS.keyShort);
-    expect(loadConfig({ ...PRODUCTION_ENV, JWT__SIGNINGKEY: 'k'.repeat(32) }).jwt.signingKey).toHaveLength(32);
+    const key = 'p7Qk2LzW9xVb4TnR8mYc3HsJ6dFg1AeU';
+    expect(loadConfig({ ...PRODUCTION_ENV, JWT__SIGNINGKEY: key }).jwt.signingKey).toHaveLength(32);
   });
 
   it('refuses empty CORS origins or a wildcard among them', () => {
