@@ -20,8 +20,9 @@ async function enrolled() {
   const login = (await socialLogin(t, identity)).json();
   const headers = bearer(login.token);
   const setup = (await post('/api/v1/auth/2fa/setup', {}, headers)).json();
-  expect((await post('/api/v1/auth/2fa/confirm', { code: await codeNow(setup.secret) }, headers)).statusCode).toBe(200);
-  return { identity, userId: login.user.id as string, headers, secret: setup.secret as string };
+  const confirmed = await post('/api/v1/auth/2fa/confirm', { code: await codeNow(setup.secret) }, headers);
+  expect(confirmed.statusCode).toBe(200);
+  return { identity, userId: login.user.id as string, headers, secret: setup.secret as string, recoveryCodes: confirmed.json().recoveryCodes as string[] };
 }
 
 /** A six-digit code that is not the current one. */
@@ -71,5 +72,24 @@ describe('second-factor guessing is bounded per user (finding 1)', () => {
     const next = generate({ secret: user.secret, epoch: Math.floor(clock.now().getTime() / 1000) + 30 });
     expect((await post('/api/v1/auth/2fa/verify', { challengeId, code: await next })).statusCode).toBe(200);
     expect(await countRows(t, 'credential_attempt', 'subject_key = $1', [`second-factor:${user.userId}`])).toBe(0);
+  });
+});
+
+describe('changing the second factor ends the sessions opened before (finding 7, in part)', () => {
+  it('a refresh token issued before 2FA was enabled no longer renews the session', async () => {
+    const login = (await socialLogin(t, newIdentity())).json();
+    const headers = bearer(login.token);
+    const setup = (await post('/api/v1/auth/2fa/setup', {}, headers)).json();
+    expect((await post('/api/v1/auth/2fa/confirm', { code: await codeNow(setup.secret) }, headers)).statusCode).toBe(200);
+    expect((await post('/api/v1/auth/refresh', { refreshToken: login.refreshToken })).statusCode).toBe(401);
+  });
+
+  it('disabling 2FA ends the sessions too', async () => {
+    const user = await enrolled();
+    const challengeId = (await socialLogin(t, user.identity)).json().challengeId as string;
+    const next = await generate({ secret: user.secret, epoch: Math.floor(clock.now().getTime() / 1000) + 30 });
+    const session = (await post('/api/v1/auth/2fa/verify', { challengeId, code: next })).json();
+    expect((await post('/api/v1/auth/2fa/disable', { recoveryCode: user.recoveryCodes[0] }, bearer(session.token))).statusCode).toBe(200);
+    expect((await post('/api/v1/auth/refresh', { refreshToken: session.refreshToken })).statusCode).toBe(401);
   });
 });

@@ -47,6 +47,14 @@ async function loginResult(config: AppConfig, user: UserRow, refreshToken: strin
 }
 
 /** A completed login: an access token and the first refresh token of a new family. */
+/**
+ * Ends every refresh-token family of the user: sessions opened under the old factors cannot be renewed (2FA turned
+ * on or off). Access tokens already issued live out their short lifetime.
+ */
+export async function revokeAllSessions(em: EntityManager, userId: string, at: Date) {
+  await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+}
+
 export async function issueSession(em: EntityManager, config: AppConfig, user: UserRow): Promise<LoginOutput> {
   const refreshToken = addRefreshToken(em, user.id, newId());
   await em.flush();

@@ -11,7 +11,7 @@ import { User } from '../../entities/user.entity.js';
 import { clock } from '../../platform/clock.js';
 import { badRequest, conflict, notFound, unauthorized } from '../../platform/problems.js';
 import type { LoginOutput } from './auth.schemas.js';
-import { issueSession, sha256 } from './sessions.service.js';
+import { issueSession, revokeAllSessions, sha256 } from './sessions.service.js';
 
 const MAX_CHALLENGE_ATTEMPTS = 5;
 const RECOVERY_CODE_COUNT = 10;
@@ -118,6 +118,8 @@ export async function confirm(ctx: ServiceContext, input: { code: string }) {
     await execSql(tx, 'delete from recovery_code where user_id = ?', [userId]);
     for (const c of recoveryCodes) tx.create(RecoveryCode, { userId, codeHash: sha256(normalizeRecoveryCode(c)) });
     audit(tx, { actorUserId: userId, action: 'auth.2fa_enabled', subjectType: 'User', subjectId: userId });
+    // A session opened with one factor must not keep renewing itself once two are required.
+    await revokeAllSessions(tx, userId, ctx.clock.now());
     return true;
   });
   if (!enabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
@@ -202,6 +204,7 @@ export async function disable(ctx: ServiceContext, input: { code?: string | null
     );
     await execSql(tx, 'delete from recovery_code where user_id = ?', [userId]);
     await execSql(tx, 'delete from two_factor_challenge where user_id = ? and consumed_at_utc is null', [userId]);
+    await revokeAllSessions(tx, userId, ctx.clock.now());
     audit(tx, {
       actorUserId: userId,
       action: 'auth.2fa_disabled',
