@@ -1,3 +1,4 @@
+import { readConfigNumber } from '../system-config/system-config.queries.js';
 import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
@@ -108,6 +109,23 @@ export async function deleteMedia(ctx: ServiceContext, input: { id: string }): P
     });
   });
   await purgeDeletedMedia(em, storage);
+}
+
+/**
+ * Marks deleted the uploads still attached to nothing after the retention (they would otherwise hold storage
+ * forever). Attaching locks the media row and refuses a deleted one, so an upload is never attached and purged at once.
+ */
+export async function markAbandonedMedia(em: EntityManager, now: Date): Promise<number> {
+  const hours = await readConfigNumber(em, 'Media:UnattachedRetentionHours', 24);
+  const marked = await execSql<{ id: string }>(
+    em,
+    `update media_asset m set deleted_at_utc = ?
+      where m.deleted_at_utc is null and m.created_at_utc < ?
+        and not exists (select 1 from media_attachment a where a.media_asset_id = m.id)
+      returning m.id`,
+    [now, new Date(now.getTime() - hours * 3_600_000)],
+  );
+  return marked.length;
 }
 
 /**

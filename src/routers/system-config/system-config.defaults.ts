@@ -35,6 +35,13 @@ export const SYSTEM_CONFIG_DEFAULTS: readonly SystemConfigDefault[] = [
     integer: { min: 0, max: 1000 },
   },
   {
+    key: 'Media:UnattachedRetentionHours',
+    value: '24',
+    category: 'Media',
+    description: 'Hours an upload may stay attached to nothing before the media-cleanup job removes it.',
+    integer: { min: 1, max: 24 * 365 },
+  },
+  {
     key: 'Notifications:DispatchBatchSize',
     value: '100',
     category: 'Notifications',
