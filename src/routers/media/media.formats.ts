@@ -1,6 +1,24 @@
+import { imageSize } from 'image-size';
 import { parseBuffer } from 'music-metadata';
 import type { MediaType } from '../../entities/media.entity.js';
 import { AUDIO_MIME_TYPES, IMAGE_MIME_TYPES, VIDEO_MIME_TYPES } from '../media-config/media-config.defaults.js';
+
+/**
+ * The largest image we store: 40 megapixels, at most 12 000 px a side. A few kilobytes can declare 30000x30000 pixels
+ * (a decompression bomb for every client that renders it), so the declared size is checked, not the file size.
+ */
+export const MAX_IMAGE_SIDE_PX = 12_000;
+export const MAX_IMAGE_PIXELS = 40_000_000;
+
+/** The image's declared width and height, or null when its header cannot be read. */
+export function readImageDimensions(bytes: Buffer): { width: number; height: number } | null {
+  try {
+    const { width, height } = imageSize(bytes);
+    return width > 0 && height > 0 ? { width, height } : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * What the upload accepts as sniffed by `file-type`. Ogg Opus is sniffed with a codec parameter; it is still an OGG

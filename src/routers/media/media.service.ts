@@ -10,7 +10,7 @@ import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
 import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
 import { mediaUrl } from './media-attach.js';
-import { classifyMime, readDurationSeconds } from './media.formats.js';
+import { classifyMime, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE_PX, readDurationSeconds, readImageDimensions } from './media.formats.js';
 import type { MediaAssetOutput, UploadFields } from './media.schemas.js';
 
 // The functions other domains call to attach, list and delete media (posts, events, items, chat).
@@ -47,6 +47,16 @@ export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; 
   const maxBytes = UPLOAD_MAX_BYTES[mediaType];
   if (upload.bytes.length > maxBytes) {
     throw badRequest(`The file is larger than the limit of ${megabytes(maxBytes)} for ${TYPE_NAMES[mediaType]}.`, 'FILE_TOO_LARGE');
+  }
+  if (mediaType === 'IMAGE') {
+    const size = readImageDimensions(upload.bytes);
+    if (!size) throw badRequest('The image dimensions could not be read from the file.', 'IMAGE_UNREADABLE');
+    if (size.width > MAX_IMAGE_SIDE_PX || size.height > MAX_IMAGE_SIDE_PX || size.width * size.height > MAX_IMAGE_PIXELS) {
+      throw badRequest(
+        `The image is ${size.width}x${size.height} pixels; at most ${MAX_IMAGE_SIDE_PX} px a side and ${MAX_IMAGE_PIXELS / 1_000_000} megapixels are accepted.`,
+        'IMAGE_TOO_LARGE',
+      );
+    }
   }
   let durationSeconds: number | null = null;
   if (mediaType !== 'IMAGE') {
