@@ -28,6 +28,8 @@ export const User = defineEntity({
     /** Last accepted TOTP time step: a step is never accepted twice. */
     twoFactorLastStep: p.bigint('number').nullable().hidden(),
     deletedAtUtc: p.datetime().nullable(),
+    /** Sign-out everywhere: access tokens issued before this second are refused. */
+    tokensValidAfterUtc: p.datetime().nullable(),
   },
   uniques: [{ properties: ['authProvider', 'externalId'] }],
 });

@@ -26,8 +26,14 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
   const check = await verifyAccessToken(config.jwt, match[1]);
   if (!check.ok) return { user: null, error: check.reason };
   if (!isUuid(check.subject)) return { user: null, error: 'The token is invalid.' };
-  const user = await loadCaller(em, check.subject);
-  return user ? { user, error: null } : { user: null, error: 'The token belongs to no active user.' };
+  const caller = await loadCaller(em, check.subject);
+  if (!caller) return { user: null, error: 'The token belongs to no active user.' };
+  // Whole seconds on both sides (`iat` has no more): a token issued in the second of a sign-out still counts.
+  const issuedAt = typeof check.claims.iat === 'number' ? check.claims.iat : 0;
+  if (caller.tokensValidAfterMs !== null && issuedAt < Math.floor(caller.tokensValidAfterMs / 1000)) {
+    return { user: null, error: 'The session was signed out.' };
+  }
+  return { user: caller.user, error: null };
 }
 
 /** Resolves `Authorization: Bearer` on every request before rate limiting and routing. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.js';
 import {
@@ -14,7 +15,7 @@ import {
   verifyInput,
 } from './auth.schemas.js';
 import { socialLogin } from './auth.service.js';
-import { refreshSession } from './sessions.service.js';
+import { logout, refreshSession, signOutEverywhere } from './sessions.service.js';
 import * as twoFactor from './two-factor.service.js';
 
 const TAGS = ['Authentication'];
@@ -44,6 +45,36 @@ export const authRouter = router({
     .input(refreshInput)
     .output(loginOutput)
     .mutation(({ ctx, input }) => refreshSession(ctx, input)),
+
+  logout: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/logout',
+        tags: TAGS,
+        summary: 'Log out one session: its refresh token (and the rest of its family) stops working',
+        protect: false,
+      },
+      successStatus: 204,
+      rateLimit: 'auth',
+    })
+    .input(refreshInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => logout(ctx, input)),
+
+  signOutEverywhere: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/sign-out-everywhere',
+        tags: TAGS,
+        summary: 'Sign out every session of the caller: all refresh tokens and every access token issued so far stop working',
+      },
+      successStatus: 204,
+      rateLimit: 'auth',
+    })
+    .output(z.void())
+    .mutation(({ ctx }) => signOutEverywhere(ctx)),
 
   twoFactorSetup: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/api/v1/auth/2fa/setup', tags: TAGS, summary: 'Generate a TOTP secret and QR code' } })

@@ -1,5 +1,6 @@
 import { execSql } from '../../db/sql.js';
-import type { PublicServiceContext } from '../../platform/service-context.js';
+import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
+import { forgetCachedUser } from '../../policy/caller.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
@@ -53,6 +54,30 @@ async function loginResult(config: AppConfig, user: UserRow, refreshToken: strin
  */
 export async function revokeAllSessions(em: EntityManager, userId: string, at: Date) {
   await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+}
+
+/**
+ * Sign-out everywhere: every refresh-token family ends and every access token issued so far stops working (the
+ * bearer check compares its `iat` with the user's cutoff).
+ */
+export async function signOutEverywhere(ctx: ServiceContext): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.em.transactional(async (tx) => {
+    await revokeAllSessions(tx, ctx.user.id, now);
+    await execSql(tx, 'update app_user set tokens_valid_after_utc = ? where id = ?', [now, ctx.user.id]);
+    audit(tx, { actorUserId: ctx.user.id, action: 'auth.signed_out_everywhere', subjectType: 'User', subjectId: ctx.user.id });
+  });
+  forgetCachedUser(ctx.user.id);
+}
+
+/** Logout of one session: the refresh-token family of the presented token ends. Unknown tokens change nothing. */
+export async function logout(ctx: PublicServiceContext, input: { refreshToken: string }): Promise<void> {
+  await execSql(
+    ctx.em,
+    `update refresh_token set revoked_at_utc = ?
+      where revoked_at_utc is null and family_id = (select family_id from refresh_token where token_hash = ?)`,
+    [ctx.clock.now(), sha256(input.refreshToken)],
+  );
 }
 
 export async function issueSession(em: EntityManager, config: AppConfig, user: UserRow): Promise<LoginOutput> {
