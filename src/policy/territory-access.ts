@@ -119,16 +119,15 @@ const ROLE_REFUSALS: Record<'member' | 'resident' | 'verifiedResident', { messag
   verifiedResident: { message: 'Only verified residents of this territory can do this.', code: 'NOT_VERIFIED_RESIDENT' },
 };
 
-/** The refusal of a disabled flag: the domains behind a flag answer as if they did not exist there. */
-const FLAG_REFUSALS: Partial<Record<TerritoryFeatureFlag, () => AppError>> = {
-  MARKETPLACEENABLED: () => notFound('Marketplace of this territory', 'MARKETPLACE_DISABLED'),
-  CHATENABLED: () => notFound('Chat of this territory', 'CHAT_DISABLED'),
-};
-const flagRefusal = (flag: TerritoryFeatureFlag) =>
-  FLAG_REFUSALS[flag]?.() ??
-  (flag.startsWith('CHAT')
-    ? notFound('Chat of this territory', 'CHAT_DISABLED')
-    : new AppError('FORBIDDEN', 'FEATURE_DISABLED', `This territory has not enabled ${flag}.`));
+/**
+ * The refusal of a disabled flag: the marketplace and chat answer 404 as if they did not exist there (DESIGN sections
+ * 13 and 14); any other switched-off feature is a 403 naming its flag.
+ */
+function flagRefusal(flag: TerritoryFeatureFlag): AppError {
+  if (flag === 'MARKETPLACEENABLED') return notFound('Marketplace of this territory', 'MARKETPLACE_DISABLED');
+  if (flag.startsWith('CHAT')) return notFound('Chat of this territory', 'CHAT_DISABLED');
+  return new AppError('FORBIDDEN', 'FEATURE_DISABLED', `This territory has not enabled ${flag}.`);
+}
 
 function refusalOf(roles: readonly TerritoryRole[]) {
   const [first] = roles;
