@@ -78,6 +78,7 @@ export const PROBLEM_CODES = [
   'MARKETPLACE_DISABLED',
   'CHAT_DISABLED',
   'POSTING_RESTRICTED',
+  'TOO_MANY_SUBSCRIPTIONS',
   // tRPC's own 4xx codes, passed through when a procedure throws a plain TRPCError.
   'PAYMENT_REQUIRED',
   'METHOD_NOT_SUPPORTED',

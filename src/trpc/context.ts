@@ -51,6 +51,8 @@ export interface Context {
   transport: Transport;
   /** The `Authorization` value the caller presented (WebSocket: from its connection params); re-checked per call. */
   bearer: string | undefined;
+  /** What one connection holds open: a WebSocket's context lives as long as the socket. */
+  connection: { subscriptions: number };
 }
 
 export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: { transport: Transport; auth?: RequestAuth; bearer?: string }): Context {
@@ -59,6 +61,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: {
   return {
     transport: opts.transport,
     bearer: opts.bearer ?? req?.headers.authorization,
+    connection: { subscriptions: 0 },
     deps,
     em: deps.orm.em.fork() as EntityManager,
     auth: resolved,

@@ -64,8 +64,33 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
     const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
     if (!ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip))) throw tooManyRequests();
   }
-  return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+  if (type !== 'subscription') return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+  // Each open subscription holds a listener and a buffer: one connection holds a bounded number of them.
+  if (ctx.connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+    throw new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_SUBSCRIPTIONS', `A connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions.`);
+  }
+  ctx.connection.subscriptions += 1;
+  const result = await next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+  const release = () => (ctx.connection.subscriptions -= 1);
+  if (!result.ok || !isAsyncIterable(result.data)) {
+    release();
+    return result;
+  }
+  return { ...result, data: releasedAtEnd(result.data, release) };
 });
+
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/** The same stream, with `release` run once when it ends for any reason (completion, error, unsubscribe). */
+async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } finally {
+    release();
+  }
+}
 
 /** Turns a data exception into a 400 for every procedure (REST and /trpc alike), never a 500. */
 const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {

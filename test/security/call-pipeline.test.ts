@@ -133,3 +133,29 @@ describe('a WebSocket is re-checked on every message (finding 3)', () => {
     expect(await codeOf(client.interests.list.query())).toBe('UNAUTHORIZED');
   });
 });
+
+describe('a WebSocket holds a bounded number of subscriptions (finding 5, in part)', () => {
+  /** Subscribes and resolves when the server started it, or with the error code it refused it with. */
+  function open(client: ReturnType<typeof connect>) {
+    return new Promise<{ outcome: string; unsubscribe: () => void }>((resolve) => {
+      const sub = client.notifications.onNew.subscribe(undefined, {
+        onStarted: () => resolve({ outcome: 'STARTED', unsubscribe: () => sub.unsubscribe() }),
+        onError: (error) => resolve({ outcome: error.data?.problemCode ?? error.data?.code ?? 'ERROR', unsubscribe: () => sub.unsubscribe() }),
+      });
+    });
+  }
+
+  it('the 21st subscription on one socket is refused; closing one makes room again', async () => {
+    const user = await newUser(t);
+    const client = connect(user.token);
+    const opened = [];
+    for (let i = 0; i < 20; i++) opened.push(await open(client));
+    expect(opened.map((o) => o.outcome)).toEqual(Array(20).fill('STARTED'));
+    expect((await open(client)).outcome).toBe('TOO_MANY_SUBSCRIPTIONS');
+    opened[0]!.unsubscribe();
+    // The server releases the slot when it sees the stop; the next subscription may race it, so retry briefly.
+    let outcome = '';
+    for (let attempt = 0; attempt < 20 && outcome !== 'STARTED'; attempt++) outcome = (await open(client)).outcome;
+    expect(outcome).toBe('STARTED');
+  });
+});
