@@ -55,7 +55,8 @@ const t = initTRPC
  * - on a WebSocket, the bearer the connection presented is verified again and the caller reloaded (expiry,
  *   deletion and revoked permissions take effect on the next message, not at reconnect);
  * - on /trpc, the call's rate-limit bucket (`meta.rateLimit`, else global for queries and write for mutations) is
- *   charged in the store the REST routes use (REST requests are charged by their Fastify route already).
+ *   charged in the store the REST routes use (REST requests are charged by their Fastify route already);
+ * - a subscription takes one of the connection's MAX_SUBSCRIPTIONS_PER_CONNECTION slots until its stream ends.
  */
 const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
   let { auth } = ctx;
