@@ -11,6 +11,8 @@ export interface RequestAuth {
   user: AuthUser | null;
   /** Why a presented token was refused; protected operations answer 401 with it. */
   error: string | null;
+  /** When the presented token expires (ms since the epoch): open subscriptions end then. */
+  expiresAtMs?: number;
 }
 
 declare module 'fastify' {
@@ -33,7 +35,7 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
   if (caller.tokensValidAfterMs !== null && issuedAt < Math.floor(caller.tokensValidAfterMs / 1000)) {
     return { user: null, error: 'The session was signed out.' };
   }
-  return { user: caller.user, error: null };
+  return { user: caller.user, error: null, expiresAtMs: typeof check.claims.exp === 'number' ? check.claims.exp * 1000 : undefined };
 }
 
 /** Resolves `Authorization: Bearer` on every request before rate limiting and routing. */

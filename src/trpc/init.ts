@@ -77,18 +77,36 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
     release();
     return result;
   }
-  return { ...result, data: releasedAtEnd(result.data, release) };
+  return { ...result, data: releasedAtEnd(result.data, release, auth.expiresAtMs) };
 });
 
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
-/** The same stream, with `release` run once when it ends for any reason (completion, error, unsubscribe). */
-async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+/**
+ * The same stream, ended when the caller's token expires (the client re-subscribes with a fresh one), with `release`
+ * run once when it ends for any reason (completion, error, unsubscribe, expiry).
+ */
+async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, expiresAtMs: number | undefined): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    if (expiresAtMs !== undefined) timer = setTimeout(() => resolve('expired'), Math.max(0, expiresAtMs - Date.now()));
+  });
   try {
-    yield* source;
+    for (;;) {
+      const pending = iterator.next();
+      // Left behind at expiry, it settles when the source winds down: never an unhandled rejection.
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, expired]);
+      if (next === 'expired' || next.done) return;
+      yield next.value;
+    }
   } finally {
+    clearTimeout(timer);
+    // Not awaited: a source waiting for its next item finishes only once tRPC aborts it, after this stream ends.
+    void iterator.return?.()?.catch(() => undefined);
     release();
   }
 }

@@ -1,6 +1,7 @@
 import { createTRPCClient, createWSClient, type TRPCClientError, wsLink } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { signAccessToken } from '../../src/platform/jwt.js';
 import { forgetCachedUser } from '../../src/policy/caller.js';
 import type { AppRouter } from '../../src/routers/index.js';
 import { newAdmin, newUser, type TestUser } from '../factories/index.js';
@@ -157,5 +158,28 @@ describe('a WebSocket holds a bounded number of subscriptions (finding 5, in par
     let outcome = '';
     for (let attempt = 0; attempt < 20 && outcome !== 'STARTED'; attempt++) outcome = (await open(client)).outcome;
     expect(outcome).toBe('STARTED');
+  });
+});
+
+describe('a subscription ends when the token it was opened with expires (finding 3)', () => {
+  it('the stream completes at the expiry; the client re-subscribes with a fresh token', async () => {
+    const user = await newUser(t);
+    // A token that expires two seconds from now (the server's configured lifetime is longer).
+    const { token } = await signAccessToken({ ...t.deps.config.jwt, expiresInSeconds: 2 }, user.id);
+    const client = connect(token);
+    const ended = await new Promise<string>((resolve) => {
+      const timeout = setTimeout(() => resolve('still open after 10 s'), 10_000);
+      client.notifications.onNew.subscribe(undefined, {
+        onComplete: () => {
+          clearTimeout(timeout);
+          resolve('completed');
+        },
+        onError: (error) => {
+          clearTimeout(timeout);
+          resolve(`error ${error.data?.code}`);
+        },
+      });
+    });
+    expect(ended).toBe('completed');
   });
 });
