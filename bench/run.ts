@@ -14,7 +14,8 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createOrm, migrate } from '../src/db/orm.js';
-import { signAccessToken } from '../src/platform/jwt.js';
+import { signUserToken } from '../src/platform/jwt.js';
+import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, stopLoad } from './load.js';
 import type { RequestPair, Scenario } from './scenario.js';
@@ -230,7 +231,7 @@ async function main() {
   const rows = await seed(client, scenarios);
   const userId = await insertBenchUser(client);
   // Signed with the API server's own settings, so it accepts the token.
-  const { token } = await signAccessToken(loadConfig(apiEnv).jwt, userId);
+  const { token } = await signUserToken(loadConfig(apiEnv).jwt, { userId, sessionId: randomUUID(), authenticatedAt: new Date() });
 
   const random = seededRandom(20261122);
   const requests = new Map<Scenario, RequestPair[]>();

@@ -8,7 +8,9 @@ import websocket from '@fastify/websocket';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { AppConfig } from './config.js';
 import { createOrm, migrate } from './db/orm.js';
@@ -18,11 +20,13 @@ import { errorsPlugin } from './http/errors.js';
 import { RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
+import { WebSocketGuard } from './http/websocket-guard.js';
 import { JobRunner } from './jobs/boss.js';
 import { listenForOutboxSignals, outboxDispatchJob } from './routers/notifications/outbox-dispatch.job.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { mountRestOperations } from './openapi/plugin.js';
 import { LocalDiskStorage } from './platform/storage.js';
+import { CALLER_CHANGED_CHANNEL, forgetCachedUser, parseCallerChange } from './policy/caller.js';
 import { Realtime } from './realtime/realtime.js';
 import { appRouter, type AppRouter } from './routers/index.js';
 import { OutboxNotifySubscriber } from './routers/notifications/outbox.js';
@@ -69,7 +73,8 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
   const rateLimiter = new RateLimiter();
-  const deps: AppDeps = { config, orm, storage, jobs, realtime, rateLimiter };
+  const websockets = new WebSocketGuard();
+  const deps: AppDeps = { config, orm, storage, jobs, realtime, rateLimiter, websockets };
 
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -116,6 +121,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   // Routes
   // Messages are bounded like HTTP bodies (the library's default is 100 MiB).
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  websockets.register(app, '/trpc');
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',
     useWSS: true,
@@ -123,13 +129,16 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
       router: appRouter,
       // Batches are capped: each call costs a check and a rate-limit charge, but not unboundedly many per request.
       maxBatchSize: MAX_BATCH_SIZE,
-      createContext: async ({ req, info }) => {
+      createContext: async ({ req, res, info }) => {
         // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header; the call
         // pipeline re-checks that bearer on every message (src/trpc/init.ts).
+        // Only authenticated sockets are kept (src/http/websocket-guard.ts); `req` is then the raw upgrade request.
         if (!req.auth) {
           const token = info.connectionParams?.token;
           const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
-          return createContext(deps, req, { transport: 'ws', bearer, auth: await resolveBearer(bearer, config, orm.em as EntityManager) });
+          const auth = await resolveBearer(bearer, config, orm.em as EntityManager);
+          websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null, auth.error);
+          return createContext(deps, req, { transport: 'ws', bearer, auth });
         }
         return createContext(deps, req, { transport: 'http' });
       },
@@ -148,6 +157,13 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await options.extend?.(app);
 
   await app.ready();
+  // Revocations announced by any process (src/policy/caller.ts) reach this one's cache and sockets.
+  realtime.on(CALLER_CHANGED_CHANNEL, (payload) => {
+    const change = parseCallerChange(payload);
+    if (!change) return;
+    forgetCachedUser(change.userId);
+    if (change.closeSockets) websockets.close(change);
+  });
   await realtime.start();
   if (runWorkers) {
     listenForOutboxSignals(

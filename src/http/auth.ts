@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
-import { verifyAccessToken } from '../platform/jwt.js';
+import { CLOCK_TOLERANCE_SECONDS, verifyAccessToken } from '../platform/jwt.js';
 import { isUuid } from '../platform/ids.js';
-import type { AuthUser } from '../platform/service-context.js';
+import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
 
 export interface RequestAuth {
@@ -13,6 +13,8 @@ export interface RequestAuth {
   error: string | null;
   /** When the presented token expires (ms since the epoch): open subscriptions end then. */
   expiresAtMs?: number;
+  /** The signed-in session the token belongs to. */
+  session?: AuthSession;
 }
 
 declare module 'fastify' {
@@ -27,15 +29,22 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
   if (!match?.[1]) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
   const check = await verifyAccessToken(config.jwt, match[1]);
   if (!check.ok) return { user: null, error: check.reason };
-  if (!isUuid(check.subject)) return { user: null, error: 'The token is invalid.' };
-  const caller = await loadCaller(em, check.subject);
+  const { sid, auth_time: authTime } = check.claims;
+  if (!isUuid(check.subject) || typeof sid !== 'string' || !isUuid(sid) || typeof authTime !== 'number') return { user: null, error: 'The token is invalid.' };
+  const caller = await loadCaller(em, check.subject, config.jwt.expiresInSeconds + CLOCK_TOLERANCE_SECONDS);
   if (!caller) return { user: null, error: 'The token belongs to no active user.' };
+  if (caller.endedSessionIds.has(sid)) return { user: null, error: 'The session was signed out.' };
   // Whole seconds on both sides (`iat` has no more): a token issued in the second of a sign-out still counts.
   const issuedAt = typeof check.claims.iat === 'number' ? check.claims.iat : 0;
   if (caller.tokensValidAfterMs !== null && issuedAt < Math.floor(caller.tokensValidAfterMs / 1000)) {
     return { user: null, error: 'The session was signed out.' };
   }
-  return { user: caller.user, error: null, expiresAtMs: typeof check.claims.exp === 'number' ? check.claims.exp * 1000 : undefined };
+  return {
+    user: caller.user,
+    error: null,
+    expiresAtMs: typeof check.claims.exp === 'number' ? check.claims.exp * 1000 : undefined,
+    session: { id: sid, authenticatedAtMs: authTime * 1000 },
+  };
 }
 
 /** Resolves `Authorization: Bearer` on every request before rate limiting and routing. */

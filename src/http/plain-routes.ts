@@ -22,6 +22,7 @@ export function serviceContextOf(request: FastifyRequest, deps: AppDeps): Servic
   return {
     em: deps.orm.em.fork() as EntityManager,
     user: requireUser(request),
+    authSession: request.auth.session ?? null,
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     clock,
     storage: deps.storage,

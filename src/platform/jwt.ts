@@ -20,8 +20,19 @@ const keyOf = (secret: string) => {
  * one can never be presented as the other.
  */
 export const USER_TOKEN_TYPE = 'at+jwt';
+/** A user token without its session cannot be ended by a logout: it is refused. */
+const USER_SESSION_CLAIMS = ['sid', 'auth_time'];
 /** Seconds of clock skew tolerated between issuer and verifier (iat slightly ahead, exp just passed). */
-const CLOCK_TOLERANCE_SECONDS = 30;
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/**
+ * A user's access token: `sid` names the session (the refresh-token family it belongs to), so one session can be
+ * ended alone; `auth_time` is when the person last proved who they are (the login that opened the session, kept
+ * across refreshes), which step-up checks read.
+ */
+export function signUserToken(settings: JwtSettings, session: { userId: string; sessionId: string; authenticatedAt: Date }) {
+  return signAccessToken(settings, session.userId, { sid: session.sessionId, auth_time: Math.floor(session.authenticatedAt.getTime() / 1000) });
+}
 
 /** HS256 token with sub, iss, aud, iat, nbf, exp, jti. Roles are not in it: they are read per request. */
 export async function signAccessToken(settings: JwtSettings, subject: string, extra: Record<string, unknown> = {}) {
@@ -52,7 +63,7 @@ export async function verifyAccessToken(settings: JwtSettings, token: string, au
       issuer: settings.issuer,
       audience,
       typ,
-      requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      requiredClaims: ['sub', 'iat', 'exp', 'jti', ...(typ === USER_TOKEN_TYPE ? USER_SESSION_CLAIMS : [])],
       maxTokenAge: settings.expiresInSeconds + CLOCK_TOLERANCE_SECONDS,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
     });

@@ -17,6 +17,13 @@ export interface AuthUser {
   permissions: SystemPermission[];
 }
 
+/** The signed-in session a call was made in (the `sid` and `auth_time` of its access token). */
+export interface AuthSession {
+  id: string;
+  /** When the person last proved who they are in this session (login, or second factor at login). */
+  authenticatedAtMs: number;
+}
+
 export interface Clock {
   now(): Date;
 }
@@ -26,6 +33,8 @@ export interface ServiceContext {
   /** This call's own EntityManager fork (its unit of work). */
   em: EntityManager;
   user: AuthUser;
+  /** The caller's signed-in session: null only outside requests (jobs, scripts) and for anonymous calls. */
+  authSession: AuthSession | null;
   /** `X-Session-Id`, when sent: the territory selection of this client session. */
   sessionId: string | null;
   clock: Clock;
@@ -45,6 +54,6 @@ export const hasPermission = (user: AuthUser | null | undefined, ...permissions:
 export const isSystemAdmin = (user: AuthUser | null | undefined) => hasPermission(user, 'SYSTEM_ADMIN');
 
 /** A context for work that runs outside a request (jobs, scripts, tests): the system clock unless given. */
-export function serviceContext(parts: Omit<ServiceContext, 'clock'> & { clock?: Clock }): ServiceContext {
-  return { ...parts, clock: parts.clock ?? systemClock };
+export function serviceContext(parts: Omit<ServiceContext, 'clock' | 'authSession'> & { clock?: Clock }): ServiceContext {
+  return { ...parts, authSession: null, clock: parts.clock ?? systemClock };
 }

@@ -3,9 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import type { WebSocketGuard } from '../http/websocket-guard.js';
 import type { JobRunner } from '../jobs/boss.js';
 import { clock } from '../platform/clock.js';
-import type { AuthUser, Clock } from '../platform/service-context.js';
+import type { AuthSession, AuthUser, Clock } from '../platform/service-context.js';
 import type { Storage } from '../platform/storage.js';
 import type { Realtime } from '../realtime/realtime.js';
 
@@ -19,6 +20,8 @@ export interface AppDeps {
   realtime: Realtime;
   /** The rate-limit counters every transport charges. */
   rateLimiter: RateLimiter;
+  /** Admission and revocation of the /trpc WebSockets. */
+  websockets: WebSocketGuard;
 }
 
 /** How a call arrived: REST passes the Fastify hooks; tRPC calls (HTTP batch items, WebSocket messages) do not. */
@@ -41,6 +44,8 @@ export interface Context {
   auth: RequestAuth;
   /** The caller (null when anonymous); `authedProcedure` narrows it to a user. */
   user: AuthUser | null;
+  /** The caller's signed-in session (from the token's `sid` and `auth_time`). */
+  authSession: AuthSession | null;
   /** `X-Session-Id` header, when sent. */
   sessionId: string | null;
   clock: Clock;
@@ -66,6 +71,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: {
     em: deps.orm.em.fork() as EntityManager,
     auth: resolved,
     user: resolved.user,
+    authSession: resolved.session ?? null,
     clock,
     storage: deps.storage,
     config: deps.config,

@@ -65,13 +65,13 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
     const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
     if (!ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip))) throw tooManyRequests();
   }
-  if (type !== 'subscription') return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+  if (type !== 'subscription') return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null } });
   // Each open subscription holds a listener and a buffer: one connection holds a bounded number of them.
   if (ctx.connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     throw new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_SUBSCRIPTIONS', `A connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions.`);
   }
   ctx.connection.subscriptions += 1;
-  const result = await next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user } });
+  const result = await next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null } });
   const release = () => (ctx.connection.subscriptions -= 1);
   if (!result.ok || !isAsyncIterable(result.data)) {
     release();

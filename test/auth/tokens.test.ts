@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/platform/jwt.js';
-import { countRows, newUser, UNKNOWN_ID } from '../factories/index.js';
+import { signUserToken } from '../../src/platform/jwt.js';
+import { countRows, newUser, UNKNOWN_ID, testSession } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { bearer, newIdentity, socialLogin } from './login.js';
 
@@ -30,7 +30,7 @@ describe('bearer tokens on a protected operation', () => {
 
   it('401 for an expired token', async () => {
     const user = await newUser(t);
-    const { token } = await signAccessToken({ ...t.deps.config.jwt, expiresInSeconds: -60 }, user.id);
+    const { token } = await signUserToken({ ...t.deps.config.jwt, expiresInSeconds: -60 }, testSession(user.id));
     const res = await me(bearer(token));
     expect(res.statusCode).toBe(401);
     expect(res.json().detail).toBe('The token has expired.');
@@ -38,11 +38,11 @@ describe('bearer tokens on a protected operation', () => {
 
   it('401 for a token signed with another key, or for another issuer/audience', async () => {
     const user = await newUser(t);
-    const other = await signAccessToken({ ...t.deps.config.jwt, signingKey: 'another-signing-key-of-at-least-32-chars!' }, user.id);
+    const other = await signUserToken({ ...t.deps.config.jwt, signingKey: 'another-signing-key-of-at-least-32-chars!' }, testSession(user.id));
     expect((await me(bearer(other.token))).statusCode).toBe(401);
-    const issuer = await signAccessToken({ ...t.deps.config.jwt, issuer: 'someone-else' }, user.id);
+    const issuer = await signUserToken({ ...t.deps.config.jwt, issuer: 'someone-else' }, testSession(user.id));
     expect((await me(bearer(issuer.token))).statusCode).toBe(401);
-    const audience = await signAccessToken({ ...t.deps.config.jwt, audience: 'someone-else' }, user.id);
+    const audience = await signUserToken({ ...t.deps.config.jwt, audience: 'someone-else' }, testSession(user.id));
     expect((await me(bearer(audience.token))).statusCode).toBe(401);
   });
 
@@ -50,17 +50,20 @@ describe('bearer tokens on a protected operation', () => {
     const user = await newUser(t);
     await t.sql('update app_user set deleted_at_utc = now() where id = $1', [user.id]);
     expect((await me(user.headers)).statusCode).toBe(401);
-    const ghost = await signAccessToken(t.deps.config.jwt, UNKNOWN_ID);
+    const ghost = await signUserToken(t.deps.config.jwt, testSession(UNKNOWN_ID));
     expect((await me(bearer(ghost.token))).statusCode).toBe(401);
-    const notUuid = await signAccessToken(t.deps.config.jwt, 'admin');
+    const notUuid = await signUserToken(t.deps.config.jwt, testSession('admin'));
     expect((await me(bearer(notUuid.token))).statusCode).toBe(401);
   });
 
-  it('a valid token passes and carries sub, iss, aud, iat, nbf, exp, jti', async () => {
+  it('a valid token passes and carries sub, iss, aud, iat, nbf, exp, jti, and its session (sid, auth_time)', async () => {
     const login = (await socialLogin(t, newIdentity())).json();
     expect((await me(bearer(login.token))).statusCode).toBe(200);
     const claims = JSON.parse(Buffer.from(login.token.split('.')[1], 'base64url').toString());
-    expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'nbf', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['aud', 'auth_time', 'exp', 'iat', 'iss', 'jti', 'nbf', 'sid', 'sub']);
+    const [family] = await t.sql<{ family_id: string }>('select family_id from refresh_token where user_id = $1', [login.user.id]);
+    expect(claims.sid).toBe(family!.family_id);
+    expect(Math.abs(claims.auth_time - claims.iat)).toBeLessThanOrEqual(1);
     expect(claims.sub).toBe(login.user.id);
     expect(claims.exp - claims.iat).toBe(3600);
   });

@@ -1,7 +1,7 @@
 import type { TerritoryCapability, MembershipRole } from '../../src/entities/membership.entity.js';
 import type { IdentityVerificationStatus, SystemPermission } from '../../src/entities/user.entity.js';
 import { newId } from '../../src/platform/ids.js';
-import { signAccessToken } from '../../src/platform/jwt.js';
+import { signUserToken } from '../../src/platform/jwt.js';
 import type { TestApp } from '../setup/test-app.js';
 
 export interface TestUser {
@@ -22,6 +22,9 @@ export interface TestTerritory {
 }
 
 /** A well-formed id that names nothing: every "unknown id" test uses it. */
+/** A signed-in session for a token the test signs itself (a fresh `sid`, authenticated now). */
+export const testSession = (userId: string) => ({ userId, sessionId: newId(), authenticatedAt: new Date() });
+
 export const UNKNOWN_ID = '0190a4f6-0000-7000-8000-000000000000';
 
 let seq = 0;
@@ -40,7 +43,7 @@ export async function newUser(
   for (const permission of opts.permissions ?? []) {
     await t.sql(`insert into user_permission (id, created_at_utc, user_id, permission) values ($1, now(), $2, $3)`, [newId(), id, permission]);
   }
-  const { token } = await signAccessToken(t.deps.config.jwt, id);
+  const { token } = await signUserToken(t.deps.config.jwt, testSession(id));
   return { id, displayName, token, headers: { authorization: `Bearer ${token}` } };
 }
 

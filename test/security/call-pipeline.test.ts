@@ -1,10 +1,10 @@
 import { createTRPCClient, createWSClient, type TRPCClientError, wsLink } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { signAccessToken } from '../../src/platform/jwt.js';
+import { signUserToken } from '../../src/platform/jwt.js';
 import { forgetCachedUser } from '../../src/policy/caller.js';
 import type { AppRouter } from '../../src/routers/index.js';
-import { newAdmin, newUser, type TestUser } from '../factories/index.js';
+import { newAdmin, newUser, type TestUser, testSession } from '../factories/index.js';
 import { newIdentity } from '../auth/login.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -40,12 +40,13 @@ async function batch(path: string, inputs: unknown[], opts: { ip: string; header
   return res.json() as BatchResult[];
 }
 
-function connect(token: string) {
+function connect(token: string, onClose?: (code: number | undefined) => void) {
   const client = createWSClient({
     url: `ws://127.0.0.1:${port}/trpc`,
     WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
     connectionParams: { token },
     retryDelayMs: () => 100,
+    onClose: (cause) => onClose?.(cause?.code),
   });
   sockets.push(client);
   return createTRPCClient<AppRouter>({ links: [wsLink({ client })] });
@@ -115,10 +116,14 @@ describe('a WebSocket is re-checked on every message (finding 3)', () => {
   it('an admin revoked while connected loses admin calls on the same socket', async () => {
     const admin: TestUser = await newAdmin(t);
     const otherAdmin = await newAdmin(t);
-    const client = connect(admin.token);
+    let closed!: (code: number | undefined) => void;
+    const closedWith = new Promise<number | undefined>((resolve) => (closed = resolve));
+    const client = connect(admin.token, (code) => closed(code));
     expect(await codeOf(client.systemConfig.list.query())).toBe('OK');
     const revoked = await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/users/${admin.id}/permissions/SYSTEM_ADMIN`, headers: otherAdmin.headers });
     expect(revoked.statusCode).toBe(204);
+    // The server closes the socket at once; the client reconnects, and the same token no longer opens admin calls.
+    expect(await closedWith).toBe(4401);
     expect(await codeOf(client.systemConfig.list.query())).toBe('FORBIDDEN');
     // It cannot grant itself the permission back either.
     expect(await codeOf(client.access.grantPermission.mutate({ userId: admin.id, permission: 'SYSTEM_ADMIN' }))).toBe('FORBIDDEN');
@@ -165,7 +170,7 @@ describe('a subscription ends when the token it was opened with expires (finding
   it('the stream completes at the expiry; the client re-subscribes with a fresh token', async () => {
     const user = await newUser(t);
     // A token that expires two seconds from now (the server's configured lifetime is longer).
-    const { token } = await signAccessToken({ ...t.deps.config.jwt, expiresInSeconds: 2 }, user.id);
+    const { token } = await signUserToken({ ...t.deps.config.jwt, expiresInSeconds: 2 }, testSession(user.id));
     const client = connect(token);
     const ended = await new Promise<string>((resolve) => {
       const timeout = setTimeout(() => resolve('still open after 10 s'), 10_000);

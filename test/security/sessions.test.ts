@@ -16,7 +16,7 @@ const post = (url: string, payload?: Record<string, unknown>, headers: Record<st
 async function tokenIssuedSecondsAgo(userId: string, seconds: number) {
   const { jwt } = t.deps.config;
   const iat = Math.floor(Date.now() / 1000) - seconds;
-  return new SignJWT({})
+  return new SignJWT({ sid: newId(), auth_time: iat })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
     .setSubject(userId)
     .setIssuer(jwt.issuer)

@@ -15,9 +15,9 @@ afterAll(() => t.close());
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A token signed with the real key and issuer, shaped by the test: only its claims and header vary. */
-async function forge(opts: { typ?: string; iat?: number | null; exp?: number | null; jti?: string | null; sub?: string }) {
+async function forge(opts: { typ?: string; iat?: number | null; exp?: number | null; jti?: string | null; sub?: string; session?: Record<string, unknown> }) {
   const { jwt } = t.deps.config;
-  let token = new SignJWT({})
+  let token = new SignJWT(opts.session ?? { sid: newId(), auth_time: now() })
     .setProtectedHeader({ alg: 'HS256', typ: opts.typ ?? 'at+jwt' })
     .setSubject(opts.sub ?? user.id)
     .setIssuer(jwt.issuer)
@@ -39,6 +39,14 @@ describe('user access tokens carry every claim we issue (finding 15)', () => {
     expect(await me(await forge({ exp: null }))).toBe(401);
     expect(await me(await forge({ iat: null }))).toBe(401);
     expect(await me(await forge({ jti: null }))).toBe(401);
+  });
+
+  it('a token without its session (sid, auth_time), or with malformed ones, is refused', async () => {
+    expect(await me(await forge({ session: {} }))).toBe(401);
+    expect(await me(await forge({ session: { sid: newId() } }))).toBe(401);
+    expect(await me(await forge({ session: { auth_time: now() } }))).toBe(401);
+    expect(await me(await forge({ session: { sid: 'not-a-session', auth_time: now() } }))).toBe(401);
+    expect(await me(await forge({ session: { sid: newId(), auth_time: 'yesterday' } }))).toBe(401);
   });
 
   it('a token issued in the future, or living longer than the configured lifetime, is refused', async () => {

@@ -6,7 +6,7 @@ import { User, UserPermission, type SystemPermission } from '../../entities/user
 import { newId } from '../../platform/ids.js';
 import { conflict, forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import { forgetCachedUser } from '../../policy/caller.js';
+import { announceCallerChange, forgetCachedUser } from '../../policy/caller.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { addCapability, removeCapability } from '../memberships/capabilities.js';
 import { toMembershipOutput } from '../memberships/memberships.service.js';
@@ -39,6 +39,7 @@ export async function grantPermission(ctx: ServiceContext, input: { userId: stri
     );
     if (inserted.length > 0) {
       audit(tx, { actorUserId: actorId, action: 'permission.granted', subjectType: 'User', subjectId: userId, data: { permission } });
+      await announceCallerChange(tx, { userId, closeSockets: false });
     }
   });
   forgetCachedUser(userId);
@@ -66,6 +67,8 @@ export async function revokePermission(ctx: ServiceContext, input: { userId: str
     const deleted = await execSql<{ id: string }>(tx, 'delete from user_permission where user_id = ? and permission = ? returning id', [userId, permission]);
     if (deleted.length > 0) {
       audit(tx, { actorUserId: actorId, action: 'permission.revoked', subjectType: 'User', subjectId: userId, data: { permission } });
+      // Every process forgets the cached roles, and sockets opened with the permission close.
+      await announceCallerChange(tx, { userId });
     }
   });
   forgetCachedUser(userId);

@@ -1,6 +1,6 @@
 import { execSql } from '../../db/sql.js';
 import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
-import { forgetCachedUser } from '../../policy/caller.js';
+import { announceCallerChange, forgetCachedUser } from '../../policy/caller.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
@@ -9,7 +9,7 @@ import { RefreshToken } from '../../entities/auth.entity.js';
 import { User } from '../../entities/user.entity.js';
 import { clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
-import { signAccessToken } from '../../platform/jwt.js';
+import { signUserToken } from '../../platform/jwt.js';
 import { unauthorized } from '../../platform/problems.js';
 import type { LoginOutput } from './auth.schemas.js';
 
@@ -42,18 +42,26 @@ function addRefreshToken(em: EntityManager, userId: string, familyId: string): s
   return token;
 }
 
-async function loginResult(config: AppConfig, user: UserRow, refreshToken: string): Promise<LoginOutput> {
-  const { token, expiresInSeconds } = await signAccessToken(config.jwt, user.id);
-  return { twoFactorRequired: false, user: toAuthUser(user), token, refreshToken, expiresInSeconds };
+/** The refresh token and the access token of one session (`sid` = its refresh-token family). */
+async function loginResult(config: AppConfig, user: UserRow, session: { refreshToken: string; id: string; authenticatedAt: Date }): Promise<LoginOutput> {
+  const { token, expiresInSeconds } = await signUserToken(config.jwt, { userId: user.id, sessionId: session.id, authenticatedAt: session.authenticatedAt });
+  return { twoFactorRequired: false, user: toAuthUser(user), token, refreshToken: session.refreshToken, expiresInSeconds };
 }
 
-/** A completed login: an access token and the first refresh token of a new family. */
 /**
- * Ends every refresh-token family of the user: sessions opened under the old factors cannot be renewed (2FA turned
- * on or off). Access tokens already issued live out their short lifetime.
+ * Ends the user's sessions, all of them or all but `except` (the one that just proved the new factors): they can
+ * no longer be renewed, their access tokens stop working (the bearer check refuses an ended `sid`), and their open
+ * sockets close, in every process, when `em`'s transaction commits.
  */
-export async function revokeAllSessions(em: EntityManager, userId: string, at: Date) {
-  await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+export async function revokeAllSessions(em: EntityManager, userId: string, at: Date, except: string | null = null) {
+  const ended = await execSql<{ family_id: string }>(
+    em,
+    `with ended as (update refresh_token set revoked_at_utc = ?
+                     where user_id = ? and revoked_at_utc is null and family_id is distinct from ?::uuid returning family_id)
+     select distinct family_id from ended`,
+    [at, userId, except],
+  );
+  for (const { family_id } of ended) await announceCallerChange(em, { userId, sessionId: family_id });
 }
 
 /**
@@ -63,33 +71,45 @@ export async function revokeAllSessions(em: EntityManager, userId: string, at: D
 export async function signOutEverywhere(ctx: ServiceContext): Promise<void> {
   const now = ctx.clock.now();
   await ctx.em.transactional(async (tx) => {
-    await revokeAllSessions(tx, ctx.user.id, now);
+    await execSql(tx, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [now, ctx.user.id]);
     await execSql(tx, 'update app_user set tokens_valid_after_utc = ? where id = ?', [now, ctx.user.id]);
     audit(tx, { actorUserId: ctx.user.id, action: 'auth.signed_out_everywhere', subjectType: 'User', subjectId: ctx.user.id });
+    await announceCallerChange(tx, { userId: ctx.user.id });
   });
   forgetCachedUser(ctx.user.id);
 }
 
-/** Logout of one session: the refresh-token family of the presented token ends. Unknown tokens change nothing. */
+/**
+ * Logout of one session: the refresh-token family of the presented token ends, with its access tokens and open
+ * sockets. Unknown tokens change nothing.
+ */
 export async function logout(ctx: PublicServiceContext, input: { refreshToken: string }): Promise<void> {
-  await execSql(
-    ctx.em,
-    `update refresh_token set revoked_at_utc = ?
-      where revoked_at_utc is null and family_id = (select family_id from refresh_token where token_hash = ?)`,
-    [ctx.clock.now(), sha256(input.refreshToken)],
-  );
+  await ctx.em.transactional(async (tx) => {
+    const ended = await execSql<{ user_id: string; family_id: string }>(
+      tx,
+      `with ended as (update refresh_token set revoked_at_utc = ?
+                       where revoked_at_utc is null and family_id = (select family_id from refresh_token where token_hash = ?)
+                       returning user_id, family_id)
+       select distinct user_id, family_id from ended`,
+      [ctx.clock.now(), sha256(input.refreshToken)],
+    );
+    for (const session of ended) await announceCallerChange(tx, { userId: session.user_id, sessionId: session.family_id });
+  });
 }
 
+/** A completed login: a new session, with the first refresh token of its family and an access token. */
 export async function issueSession(em: EntityManager, config: AppConfig, user: UserRow): Promise<LoginOutput> {
-  const refreshToken = addRefreshToken(em, user.id, newId());
+  const id = newId();
+  const refreshToken = addRefreshToken(em, user.id, id);
   await em.flush();
-  return loginResult(config, user, refreshToken);
+  return loginResult(config, user, { refreshToken, id, authenticatedAt: clock.now() });
 }
 
-/** Reuse of a consumed token means it leaked: every token of its family stops working. */
+/** Reuse of a consumed token means it leaked: every token of its family stops working, access tokens included. */
 async function revokeFamily(em: EntityManager, token: InferEntity<typeof RefreshToken>) {
   await em.transactional(async (tx) => {
     await execSql(tx, 'update refresh_token set revoked_at_utc = ? where family_id = ? and revoked_at_utc is null', [clock.now(), token.familyId]);
+    await announceCallerChange(tx, { userId: token.userId, sessionId: token.familyId });
     audit(tx, {
       actorUserId: null,
       action: 'auth.refresh_token_reused',
@@ -98,6 +118,12 @@ async function revokeFamily(em: EntityManager, token: InferEntity<typeof Refresh
       data: { familyId: token.familyId },
     });
   });
+}
+
+/** When the session's login happened: its family's first token was issued then. */
+async function sessionStart(em: EntityManager, familyId: string): Promise<Date> {
+  const [row] = await execSql<{ started: Date | string }>(em, 'select min(created_at_utc) as started from refresh_token where family_id = ?', [familyId]);
+  return row ? new Date(row.started) : clock.now();
 }
 
 /**
@@ -133,5 +159,5 @@ export async function refreshSession(ctx: PublicServiceContext, input: { refresh
     await revokeFamily(em, token);
     throw unauthorized('The refresh token was already used; the session has been revoked.');
   }
-  return loginResult(config, user, next);
+  return loginResult(config, user, { refreshToken: next, id: token.familyId, authenticatedAt: await sessionStart(em, token.familyId) });
 }

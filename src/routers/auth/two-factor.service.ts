@@ -119,7 +119,7 @@ export async function confirm(ctx: ServiceContext, input: { code: string }) {
     for (const c of recoveryCodes) tx.create(RecoveryCode, { userId, codeHash: sha256(normalizeRecoveryCode(c)) });
     audit(tx, { actorUserId: userId, action: 'auth.2fa_enabled', subjectType: 'User', subjectId: userId });
     // A session opened with one factor must not keep renewing itself once two are required.
-    await revokeAllSessions(tx, userId, ctx.clock.now());
+    await revokeAllSessions(tx, userId, ctx.clock.now(), ctx.authSession?.id ?? null);
     return true;
   });
   if (!enabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
@@ -204,7 +204,7 @@ export async function disable(ctx: ServiceContext, input: { code?: string | null
     );
     await execSql(tx, 'delete from recovery_code where user_id = ?', [userId]);
     await execSql(tx, 'delete from two_factor_challenge where user_id = ? and consumed_at_utc is null', [userId]);
-    await revokeAllSessions(tx, userId, ctx.clock.now());
+    await revokeAllSessions(tx, userId, ctx.clock.now(), ctx.authSession?.id ?? null);
     audit(tx, {
       actorUserId: userId,
       action: 'auth.2fa_disabled',
