@@ -14,6 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createOrm, migrate } from '../src/db/orm.js';
+import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
@@ -105,7 +106,10 @@ async function prepareDatabase() {
   } finally {
     await orm.close();
   }
-  return url;
+  // The servers connect as the least-privilege app role, as `npm start` does; seeding uses the owner.
+  const password = randomBytes(24).toString('hex');
+  await ensureAppRole(url, APP_ROLE, password);
+  return { ownerUrl: url, appUrl: db.urlAs('bench', APP_ROLE, password) };
 }
 
 /** Runs each distinct seed step once; answers the row counts for the results. */
@@ -199,7 +203,7 @@ function printTable(results: ScenarioResult[]) {
 
 async function main() {
   log(`${size.mode} run: ${size.territories} territories, ${plan.connections} connections, ${plan.durationSeconds} s per target`);
-  const databaseUrl = await prepareDatabase();
+  const { ownerUrl, appUrl } = await prepareDatabase();
   log('database ready');
 
   const huge = '1000000000';
@@ -207,7 +211,7 @@ async function main() {
     ...process.env,
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: appUrl,
     DATA_DIR: tempDir('territory-bench-data-'),
     JOBS__ENABLED: 'false',
     JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
@@ -220,10 +224,10 @@ async function main() {
   cleanups.push(() => Promise.all([...runningChildren].map((child) => stopChild(child, 5000))).then(() => undefined));
   const starting = Promise.allSettled([
     startServerChild('api', 'bench/api-server.ts', apiEnv, 90_000),
-    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: databaseUrl }, 90_000),
+    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: appUrl }, 90_000),
   ]);
 
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: ownerUrl });
   // The database may go away first on Ctrl-C; that must not crash the tear-down.
   client.on('error', () => {});
   await client.connect();

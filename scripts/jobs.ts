@@ -1,9 +1,13 @@
 // npm run jobs -> live counts per pg-boss queue (the table GET /api/v1/admin/jobs answers), plus recent failures.
 // Connects to DATABASE_URL or, when unset, the embedded dev database that `npm start` runs.
+import { join } from 'node:path';
 import pg from 'pg';
+import { embeddedSuperuserUrl } from '../src/db/embedded.js';
 import { BOSS_SCHEMA, readFailedJobs, readQueueStats, type SqlRunner } from '../src/jobs/boss.js';
 
-const url = process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.EMBEDDED_PG_PORT || '54329'}/territory`;
+// The embedded cluster's password is generated at its first start and kept beside its data directory.
+const url =
+  process.env.DATABASE_URL ?? embeddedSuperuserUrl(join(process.env.DATA_DIR || '.data', 'pg'), Number(process.env.EMBEDDED_PG_PORT || '54329'), 'territory');
 
 /** The URL without its password, for messages. */
 function shown(connectionString: string) {

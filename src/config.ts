@@ -12,6 +12,8 @@ const environmentSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   DATABASE_URL: z.string().optional(),
+  MIGRATION_DATABASE_URL: z.string().optional(),
+  DATABASE_ALLOW_SUPERUSER: bool.default(false),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: int(54329),
   PUBLIC_BASE_URL: z.string().optional(),
@@ -96,6 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new ConfigError('RateLimiting__QueueLimit must be 0: requests over a rate limit are rejected immediately with 429 (queueing is not supported)');
   }
 
+  if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL) {
+    throw new ConfigError('MIGRATION_DATABASE_URL is set without DATABASE_URL: set DATABASE_URL to the app role connection');
+  }
+
   // The exact texts below are the specification's; operators grep for them.
   if (production) {
     if (!e.JWT__SIGNINGKEY) throw new ConfigError('JWT SigningKey must be configured via environment variable JWT__SIGNINGKEY');
@@ -121,6 +127,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     host: e.HOST,
     role: e.ROLE,
     databaseUrl: e.DATABASE_URL,
+    /** The owner role's URL: migrations and the app role's grants (src/db/roles.ts); unset = DATABASE_URL migrates. */
+    migrationDatabaseUrl: e.MIGRATION_DATABASE_URL,
+    /** Production: accept a superuser DATABASE_URL (refused otherwise, see src/db/roles.ts). */
+    databaseAllowSuperuser: e.DATABASE_ALLOW_SUPERUSER,
     dataDir: e.DATA_DIR,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     publicBaseUrl,

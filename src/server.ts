@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ConfigError, type AppConfig, loadConfig } from './config.js';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { type EmbeddedDatabase, randomPassword, startEmbeddedPostgres } from './db/embedded.js';
 
 function readConfig(): AppConfig {
   try {
@@ -18,30 +18,52 @@ function readConfig(): AppConfig {
 async function main() {
   const startedAt = Date.now();
   const config = readConfig();
-  let embedded: EmbeddedDatabase | null = null;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    if (config.production) console.warn('DATABASE_URL is not set: using the embedded PostgreSQL under DATA_DIR.');
-    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), port: config.embeddedPgPort, persistent: true });
-    await embedded.createDatabase('territory');
-    databaseUrl = embedded.url('territory');
-  }
-
   // Loaded after the configuration is accepted: a refusal prints its message without loading the whole app.
-  const [{ buildApp }, { seedDemoData }, { seedSystemConfig }] = await Promise.all([
+  const [{ buildApp }, { seedDemoData }, { seedSystemConfig }, roles, { migrateDatabase }] = await Promise.all([
     import('./app.js'),
     import('./db/seed/demo.js'),
     import('./db/seed/system-config.js'),
+    import('./db/roles.js'),
+    import('./db/orm.js'),
   ]);
+
+  let embedded: EmbeddedDatabase | null = null;
   let built: Awaited<ReturnType<typeof buildApp>>;
   try {
-    built = await buildApp(config, databaseUrl, { migrate: true });
+    // Migrations run as the owner role; the app (HTTP and workers) connects as the least-privilege app role.
+    let appUrl: string;
+    if (!config.databaseUrl) {
+      if (config.production) console.warn('DATABASE_URL is not set: using the embedded PostgreSQL under DATA_DIR.');
+      embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), port: config.embeddedPgPort, persistent: true });
+      await embedded.createDatabase('territory');
+      const ownerUrl = embedded.url('territory');
+      await migrateDatabase(ownerUrl);
+      // A new app-role password on every start: only this process connects as the app.
+      const password = randomPassword();
+      await roles.ensureAppRole(ownerUrl, roles.APP_ROLE, password);
+      appUrl = embedded.urlAs('territory', roles.APP_ROLE, password);
+    } else {
+      appUrl = config.databaseUrl;
+      await roles.refuseSuperuserInProduction(config, appUrl);
+      await roles.prepareDatabase(appUrl, config.migrationDatabaseUrl);
+    }
+    if (config.production && (await roles.mayRewriteAuditTrail(appUrl))) {
+      console.warn(
+        'The DATABASE_URL role may update or delete the audit trail (it owns the tables): set MIGRATION_DATABASE_URL to the owner role and DATABASE_URL to a least-privilege role.',
+      );
+    }
+
+    built = await buildApp(config, appUrl);
     // The settings the code reads exist in every database (missing keys only; operators' values are kept).
     await seedSystemConfig(built.deps.orm.em.fork());
     if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
   } catch (error) {
     // Never leave an embedded PostgreSQL running behind a failed start.
     await embedded?.stop();
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
     throw error;
   }
 

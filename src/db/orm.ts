@@ -33,3 +33,13 @@ export type Orm = MikroORM;
 export async function migrate(orm: MikroORM): Promise<void> {
   await orm.migrator.up();
 }
+
+/** Applies pending migrations on a connection of its own (the migration role's, not the app's). */
+export async function migrateDatabase(clientUrl: string): Promise<void> {
+  const orm = await createOrm(clientUrl, { pool: { min: 0, max: 2 } });
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+}

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createTestDatabase, type TestApp } from '../setup/test-app.js';
+import { appDatabaseUrl, createTestDatabase, type TestApp } from '../setup/test-app.js';
 
 /** A configuration that passes every production refusal (tests of production behaviour: HTTPS, HSTS, CORS). */
 export const PRODUCTION_ENV = {
@@ -41,7 +41,7 @@ export async function createAppWith(env: Record<string, string> = {}, extend?: (
     RateLimiting__Write__PermitLimit: '100000',
     ...env,
   });
-  const built = await buildApp(config, databaseUrl, { extend });
+  const built = await buildApp(config, appDatabaseUrl(databaseUrl), { extend });
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     ...built,

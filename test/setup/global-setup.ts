@@ -2,24 +2,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PgBoss } from 'pg-boss';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { randomPassword, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { createOrm, migrate } from '../../src/db/orm.js';
-import { BOSS_SCHEMA } from '../../src/jobs/boss.js';
+import { APP_ROLE, ensureAppRole } from '../../src/db/roles.js';
 
 export const TEMPLATE_DB = 'territory_template';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** Superuser URL of the server: creating databases, test set-up and assertions. */
     pgServerUrl: string;
     templateDb: string;
+    /** The least-privilege role the apps under test connect as (src/db/roles.ts). */
+    pgAppRole: string;
+    pgAppPassword: string;
   }
 }
 
 /**
  * One real PostgreSQL per run (embedded, or the server of DATABASE_URL), and a template database migrated once
- * (application schema and pg-boss schema). Each test file clones it (see test/setup/test-app.ts).
+ * (application schema and pg-boss schema) with the app role's grants, as `npm start` does. Each test file clones it
+ * (see test/setup/test-app.ts); the apps under test connect to their clone as the app role.
  */
 export default async function setup(project: TestProject) {
   let serverUrl: string;
@@ -54,13 +58,14 @@ export default async function setup(project: TestProject) {
   // CI (npm run db:migration:check) is what fails when a migration is missing.
   await orm.schema.update();
   await orm.close();
-  const boss = new PgBoss({ connectionString: templateUrl.toString(), schema: BOSS_SCHEMA, supervise: false, schedule: false });
-  boss.on('error', () => {});
-  await boss.start();
-  await boss.stop({ graceful: false });
+  // Grants are copied with the template; the role is cluster-wide, its password new on every run.
+  const appPassword = randomPassword();
+  await ensureAppRole(templateUrl.toString(), APP_ROLE, appPassword);
   await admin.end();
 
   project.provide('pgServerUrl', serverUrl);
   project.provide('templateDb', TEMPLATE_DB);
+  project.provide('pgAppRole', APP_ROLE);
+  project.provide('pgAppPassword', appPassword);
   return stop;
 }

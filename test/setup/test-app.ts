@@ -5,16 +5,21 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { withCredentials } from '../../src/db/roles.js';
 
 export interface TestApp extends BuiltApp {
+  /** The URL the app connects with (as the least-privilege app role). */
   databaseUrl: string;
-  /** Runs SQL against the test database (assert what was or was not written). */
+  /** Runs SQL against the test database as the superuser (set up state, assert what was or was not written). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
 let counter = 0;
 
-/** A fresh database cloned from the migrated template (~100 ms) for this test file. */
+/** The URL of a test database as the least-privilege app role, from its superuser URL. */
+export const appDatabaseUrl = (adminUrl: string) => withCredentials(adminUrl, inject('pgAppRole'), inject('pgAppPassword'));
+
+/** A fresh database cloned from the migrated template (~100 ms) for this test file; its superuser URL. */
 export async function createTestDatabase(): Promise<string> {
   const server = inject('pgServerUrl');
   const name = `t_${process.pid}_${Date.now()}_${counter++}`;
@@ -35,7 +40,9 @@ export async function createTestDatabase(): Promise<string> {
  * passes its own environment (the rate-limit tests do).
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
+  const adminUrl = await createTestDatabase();
+  // The app runs as in production: the least-privilege role, never the superuser.
+  const databaseUrl = appDatabaseUrl(adminUrl);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -47,7 +54,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ...env,
   });
   const built = await buildApp(config, databaseUrl);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const pool = new pg.Pool({ connectionString: adminUrl, max: 2 });
   return {
     ...built,
     databaseUrl,
