@@ -1,35 +1,68 @@
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest, validationFailed } from '../platform/problems.js';
 import { sanitizeText } from '../platform/text.js';
-import type { Upload } from '../platform/upload.js';
+import { discardUpload, type Upload } from '../platform/upload.js';
+
+/** A byte limit, optionally naming what it applies to in the refusal ("images": "... of 10 MB for images"). */
+export type UploadSizeLimit = number | { bytes: number; of: string };
 
 export interface UploadOptions {
   /** Name of the one file field to read (e.g. `file`). */
   field: string;
-  maxBytes: number;
+  /**
+   * The largest file accepted: one limit for every type, or the limit of the type sniffed from the first bytes
+   * (called once, before the rest of the file is read).
+   */
+  maxBytes: UploadSizeLimit | ((mimeType: string) => UploadSizeLimit);
   /** MIME types accepted, as sniffed from the bytes (e.g. `image/png`, `application/pdf`). */
   allowedMimeTypes: readonly string[];
   /** Largest text field value in bytes (default 10 000). */
   maxFieldBytes?: number;
+  /** Directory of the temporary files (default `UPLOAD_TEMP_DIR`). */
+  tempDir?: string;
 }
 
+/** Where uploads are streamed to before they are stored: one file per upload, removed after the request. */
+export const UPLOAD_TEMP_DIR = join(tmpdir(), 'territory-uploads');
+/** Every temporary file of this process starts with it (tests look for leftovers of their own process). */
+export const UPLOAD_TEMP_PREFIX = `upload-${process.pid}-`;
+
+/** What `file-type` reads to recognise a type: the type is known after these first bytes. */
+export const SNIFF_BYTES = 4100;
+
 const MAX_TEXT_FIELDS = 20;
+
+function formatBytes(bytes: number) {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+}
+
+const limitBytes = (limit: UploadSizeLimit) => (typeof limit === 'number' ? limit : limit.bytes);
+
+function tooLarge(limit: UploadSizeLimit | null) {
+  if (limit === null) return badRequest('The file is too large.', 'FILE_TOO_LARGE');
+  const of = typeof limit === 'number' ? '' : ` for ${limit.of}`;
+  return badRequest(`The file is larger than the limit of ${formatBytes(limitBytes(limit))}${of}.`, 'FILE_TOO_LARGE');
+}
 
 /** Multipart parser errors are the client's fault: they become 400 problems, never 500. */
 function parserError(error: unknown, options: UploadOptions) {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') {
-    return badRequest(`The file is larger than the limit of ${formatBytes(options.maxBytes)}.`, 'FILE_TOO_LARGE');
+    // The parser's own cap (the app-wide multipart limit), should it ever be lower than a type's limit.
+    return tooLarge(typeof options.maxBytes === 'function' ? null : options.maxBytes);
   }
   if (code === 'FST_FILES_LIMIT') return badRequest(`Send exactly one file, in the "${options.field}" field.`, 'TOO_MANY_FILES');
   if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') return badRequest('The form has too many fields.', 'TOO_MANY_FIELDS');
   return badRequest('The multipart/form-data body is malformed.', 'INVALID_MULTIPART');
-}
-
-function formatBytes(bytes: number) {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
 }
 
 function cleanFileName(name: string | undefined): string | null {
@@ -41,49 +74,145 @@ function cleanFileName(name: string | undefined): string | null {
   return clean || null;
 }
 
+interface Sniffed {
+  mime: string;
+  ext: string;
+  limit: UploadSizeLimit;
+}
+
+/** The type of the first bytes, refused unless allowed, and the byte limit of that type. */
+async function sniff(head: Buffer, options: UploadOptions): Promise<Sniffed> {
+  const found = await fileTypeFromBuffer(head);
+  if (!found || !options.allowedMimeTypes.includes(found.mime)) {
+    throw badRequest(`Unsupported file type${found ? ` ${found.mime}` : ''}; allowed: ${options.allowedMimeTypes.join(', ')}.`, 'UNSUPPORTED_FILE_TYPE');
+  }
+  const limit = typeof options.maxBytes === 'function' ? options.maxBytes(found.mime) : options.maxBytes;
+  return { mime: found.mime, ext: found.ext, limit };
+}
+
+/**
+ * Passes the file through to its temporary file: holds back the first `SNIFF_BYTES` until the type is known (and
+ * refused at once when not allowed), then counts, and fails as soon as the count passes that type's limit. At most
+ * the sniffed head and one chunk are in memory at any time.
+ */
+class UploadGuard extends Transform {
+  sniffed: Sniffed | null = null;
+  sizeBytes = 0;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+
+  constructor(private readonly options: UploadOptions) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+    this.sizeBytes += chunk.length;
+    if (this.sniffed) {
+      if (this.sizeBytes > limitBytes(this.sniffed.limit)) return done(tooLarge(this.sniffed.limit));
+      return done(null, chunk);
+    }
+    this.head.push(chunk);
+    this.headBytes += chunk.length;
+    if (this.headBytes < SNIFF_BYTES) return done();
+    this.release().then(() => done(), done);
+  }
+
+  override _flush(done: TransformCallback) {
+    if (this.sniffed || this.headBytes === 0) return done();
+    this.release().then(() => done(), done);
+  }
+
+  private async release() {
+    const head = Buffer.concat(this.head);
+    this.head = [];
+    this.sniffed = await sniff(head, this.options);
+    if (this.sizeBytes > limitBytes(this.sniffed.limit)) throw tooLarge(this.sniffed.limit);
+    this.push(head);
+  }
+}
+
+/** Streams one file part to a new temporary file; the file is removed again when anything fails. */
+async function receiveFile(file: Readable & { truncated?: boolean }, options: UploadOptions) {
+  const dir = options.tempDir ?? UPLOAD_TEMP_DIR;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${UPLOAD_TEMP_PREFIX}${randomUUID()}`);
+  const guard = new UploadGuard(options);
+  try {
+    await pipeline(file, guard, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    if (file.truncated) throw tooLarge(guard.sniffed?.limit ?? null);
+  } catch (error) {
+    await rm(path, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  return { path, sizeBytes: guard.sizeBytes, sniffed: guard.sniffed };
+}
+
+/** A refusal sent while the client is still sending: the connection is closed after it, the rest never read. */
+function closingConnection(error: AppError, request: FastifyRequest) {
+  if (request.raw.complete) return error;
+  return new AppError(error.code, error.problemCode, error.message, {
+    errors: error.errors,
+    headers: { ...error.headers, Connection: 'close' },
+  });
+}
+
 /**
  * Reads a multipart/form-data request holding ONE file in `options.field` plus optional text fields. The file is
- * buffered up to `maxBytes` (one byte more is a 400), its type is sniffed from the content with `file-type`, and a
- * type outside `allowedMimeTypes` (or an unrecognisable one, e.g. a text file renamed .png) is a 400.
+ * streamed to a temporary file, never held in memory: its type is sniffed with `file-type` from the first bytes and
+ * a type outside `allowedMimeTypes` (or an unrecognisable one, e.g. a text file renamed .png) is a 400 at once; then
+ * the rest is counted against that type's limit and one byte more is a 400 `FILE_TOO_LARGE`, with the rest of the
+ * body left unread. The caller owns the temporary file: use `withUpload`, which removes it in every case.
  */
 export async function readUpload(request: FastifyRequest, options: UploadOptions): Promise<Upload> {
   if (!request.isMultipart()) {
     throw badRequest('The request must be multipart/form-data.', 'INVALID_MULTIPART');
   }
-  let file: { bytes: Buffer; name: string | undefined } | null = null;
+  let file: (Awaited<ReturnType<typeof receiveFile>> & { name: string | undefined }) | null = null;
   const fields: Record<string, string> = {};
   try {
     const parts = request.parts({
-      limits: { fileSize: options.maxBytes, files: 1, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000 },
+      limits: { files: 1, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000 },
       throwFileSizeLimit: true,
     } as Parameters<FastifyRequest['parts']>[0]);
     for await (const part of parts) {
       if (part.type === 'file') {
         const filePart = part as MultipartFile;
-        // Read the part even when it is not the expected field: the parser waits until it is consumed.
-        const bytes = await filePart.toBuffer();
         if (filePart.fieldname !== options.field) {
+          filePart.file.destroy();
           throw validationFailed(filePart.fieldname, `unexpected file field; send the file in "${options.field}"`);
         }
-        file = { bytes, name: filePart.filename };
+        file = { ...(await receiveFile(filePart.file, options)), name: filePart.filename };
       } else {
         const value = part as MultipartValue;
         if (fields[value.fieldname] === undefined && typeof value.value === 'string') fields[value.fieldname] = value.value;
       }
     }
   } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw parserError(error, options);
+    if (file) await rm(file.path, { force: true }).catch(() => undefined);
+    throw closingConnection(error instanceof AppError ? error : parserError(error, options), request);
   }
 
   if (!file) throw validationFailed(options.field, 'a file is required');
-  if (file.bytes.length === 0) throw validationFailed(options.field, 'the file is empty');
-  if (file.bytes.length > options.maxBytes) {
-    throw badRequest(`The file is larger than the limit of ${formatBytes(options.maxBytes)}.`, 'FILE_TOO_LARGE');
+  if (file.sizeBytes === 0 || !file.sniffed) {
+    await rm(file.path, { force: true }).catch(() => undefined);
+    throw validationFailed(options.field, 'the file is empty');
   }
-  const sniffed = await fileTypeFromBuffer(file.bytes);
-  if (!sniffed || !options.allowedMimeTypes.includes(sniffed.mime)) {
-    throw badRequest(`Unsupported file type${sniffed ? ` ${sniffed.mime}` : ''}; allowed: ${options.allowedMimeTypes.join(', ')}.`, 'UNSUPPORTED_FILE_TYPE');
+  return {
+    path: file.path,
+    sizeBytes: file.sizeBytes,
+    mimeType: file.sniffed.mime,
+    ext: file.sniffed.ext,
+    fileName: cleanFileName(file.name),
+    fields,
+  };
+}
+
+/** Reads the upload, hands it to `use`, and removes its temporary file afterwards, whatever happens. */
+export async function withUpload<T>(request: FastifyRequest, options: UploadOptions, use: (upload: Upload) => Promise<T>): Promise<T> {
+  const upload = await readUpload(request, options);
+  try {
+    return await use(upload);
+  } finally {
+    await discardUpload(upload);
   }
-  return { bytes: file.bytes, mimeType: sniffed.mime, ext: sniffed.ext, fileName: cleanFileName(file.name), fields };
 }

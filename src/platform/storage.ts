@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { normalizePath } from './text.js';
@@ -7,6 +8,8 @@ import { normalizePath } from './text.js';
 /** Where uploaded bytes live. Local disk by default; an S3-compatible store can implement the same interface. */
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
+  /** Stores the content of a local file (an upload's temporary file) without reading it into memory. */
+  putFile(key: string, sourcePath: string): Promise<void>;
   /** null when the object does not exist. */
   open(key: string): Promise<{ stream: Readable; sizeBytes: number } | null>;
   remove(key: string): Promise<void>;
@@ -26,6 +29,19 @@ export class LocalDiskStorage implements Storage {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, bytes);
+  }
+  /** Copied under a temporary name, then renamed: a reader never sees a half-written object. */
+  async putFile(key: string, sourcePath: string) {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const partial = `${path}.${randomUUID()}.partial`;
+    try {
+      await copyFile(sourcePath, partial);
+      await rename(partial, path);
+    } catch (error) {
+      await rm(partial, { force: true }).catch(() => undefined);
+      throw error;
+    }
   }
   async open(key: string) {
     const path = this.pathOf(key);

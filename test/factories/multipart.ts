@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 
 export interface MultipartFilePart {
   field: string;
@@ -50,3 +51,45 @@ export const TINY_PDF = Buffer.from(
 
 /** `size` bytes that start like a PNG (the rest is padding): for size-limit tests. */
 export const pngOfSize = (size: number) => Buffer.concat([TINY_PNG, Buffer.alloc(Math.max(0, size - TINY_PNG.length), 0)]);
+
+/**
+ * A multipart/form-data body of one file that is generated while it is read, never held whole: `head` followed by
+ * zeros up to `fileBytes`. `pulled()` says how many bytes the server has read so far (a server that stops reading
+ * early leaves most of the body ungenerated).
+ */
+export function streamingMultipartBody(file: { field: string; fileName: string; head: Buffer; fileBytes: number }) {
+  const boundary = `----test${randomBytes(12).toString('hex')}`;
+  const preamble = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.fileName}"\r\n` + 'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const zeros = Buffer.alloc(64 * 1024, 0);
+  let pulled = 0;
+  let fileSent = 0;
+  let stage: 'preamble' | 'head' | 'zeros' | 'trailer' | 'done' = 'preamble';
+  const payload = new Readable({
+    read() {
+      let chunk: Buffer | null;
+      if (stage === 'preamble') {
+        chunk = preamble;
+        stage = 'head';
+      } else if (stage === 'head') {
+        chunk = file.head.subarray(0, file.fileBytes);
+        fileSent = chunk.length;
+        stage = fileSent < file.fileBytes ? 'zeros' : 'trailer';
+      } else if (stage === 'zeros') {
+        chunk = zeros.subarray(0, Math.min(zeros.length, file.fileBytes - fileSent));
+        fileSent += chunk.length;
+        if (fileSent >= file.fileBytes) stage = 'trailer';
+      } else if (stage === 'trailer') {
+        chunk = trailer;
+        stage = 'done';
+      } else {
+        chunk = null;
+      }
+      if (chunk) pulled += chunk.length;
+      this.push(chunk);
+    },
+  });
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, pulled: () => pulled };
+}

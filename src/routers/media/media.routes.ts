@@ -1,32 +1,30 @@
 import { z } from 'zod';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { readUpload } from '../../http/uploads.js';
+import { withUpload } from '../../http/uploads.js';
 import { zId } from '../../platform/ids.js';
 import { badRequest, validationFailed } from '../../platform/problems.js';
 import { zodFieldErrors } from '../../trpc/init.js';
-import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
 import { openMediaFor } from './media-access.js';
-import { mediaUrl, purgeDeletedMedia, uploadMedia } from './media.service.js';
+import { mediaUrl, purgeDeletedMedia, uploadLimitOf, uploadMedia } from './media.service.js';
 
 const UPLOAD_PATH = '/api/v1/media/upload';
 const MEDIA_PATH = '/api/v1/media/{id}';
 const mediaParams = z.object({ id: zId });
-
-/** Largest of the per-type limits: the multipart reader's cap; uploadMedia applies each type's own. */
-const UPLOAD_READ_LIMIT = Math.max(...Object.values(UPLOAD_MAX_BYTES));
 
 /** Media upload (multipart) and streaming: plain routes beside the tRPC procedures (delete is one of those). */
 export const mediaRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
       const ctx = serviceContextOf(request, deps);
-      const upload = await readUpload(request, { field: 'file', maxBytes: UPLOAD_READ_LIMIT, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES });
-      const fields = uploadFields.safeParse(upload.fields);
-      if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
-      const created = await uploadMedia(ctx, { upload, fields: fields.data });
+      // Streamed to a temporary file with the sniffed type's limit; the file is removed when the request is done.
+      const created = await withUpload(request, { field: 'file', maxBytes: uploadLimitOf, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES }, (upload) => {
+        const fields = uploadFields.safeParse(upload.fields);
+        if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
+        return uploadMedia(ctx, { upload, fields: fields.data });
+      });
       // Content deletions only mark their media; requests that hold the storage purge what is marked.
       await purgeDeletedMedia(ctx.em, ctx.storage, 20);
       return reply.status(201).header('Location', mediaUrl(created.id)).type('application/json').send(mediaAssetOutput.parse(created));
@@ -60,7 +58,9 @@ export const mediaRoutes: PlainRoutes = {
         description:
           'Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. ' +
           "The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio " +
-          "whose duration cannot be read are refused. Attaching media to content applies the territory's limits.",
+          'whose duration cannot be read (or cannot be read within 5 seconds: MEDIA_ANALYSIS_TIMEOUT) are refused. ' +
+          "Each user's stored bytes (media and documents) are limited by the system setting Media:UserQuotaBytes " +
+          "(413 STORAGE_QUOTA_EXCEEDED). Attaching media to content applies the territory's limits.",
         security: [{ BearerAuth: [] }],
         requestBody: { required: true, content: { 'multipart/form-data': { schema: mediaUploadForm } } },
         responses: {
@@ -71,6 +71,7 @@ export const mediaRoutes: PlainRoutes = {
           },
           '400': { description: 'Missing file, unsupported type, too large, unreadable duration or invalid title/description' },
           '401': { description: 'Unauthorized' },
+          '413': { description: 'The storage quota of the caller would be exceeded (STORAGE_QUOTA_EXCEEDED)' },
         },
       },
     },

@@ -4,13 +4,15 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { MediaAsset, MediaAttachment } from '../../entities/media.entity.js';
-import type { Upload } from '../../platform/upload.js';
+import { readUploadHead, type Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
 import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
 import { mediaUrl } from './media-attach.js';
-import { classifyMime, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE_PX, readDurationSeconds, readImageDimensions } from './media.formats.js';
+import { classifyMime, IMAGE_HEADER_BYTES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE_PX, readImageDimensions } from './media.formats.js';
+import { probeDuration } from './media-probe.js';
+import { assertStorageQuota, reserveStorage } from './storage-quota.js';
 import type { MediaAssetOutput, UploadFields } from './media.schemas.js';
 
 // The functions other domains call to attach, list and delete media (posts, events, items, chat).
@@ -34,22 +36,42 @@ export function toMediaOutput(asset: MediaAssetEntity): MediaAssetOutput {
 const TYPE_NAMES = { IMAGE: 'images', VIDEO: 'videos', AUDIO: 'audio' } as const;
 const megabytes = (bytes: number) => `${bytes / (1024 * 1024)} MB`;
 
+/** The byte limit of a sniffed type, named for the refusal: `readUpload` applies it while the file streams in. */
+export function uploadLimitOf(sniffedMime: string): { bytes: number; of: string } {
+  const { mediaType } = classifyMime(sniffedMime);
+  return { bytes: UPLOAD_MAX_BYTES[mediaType], of: TYPE_NAMES[mediaType] };
+}
+
+/** The duration of a video or audio upload, read in a worker under a time limit (a 400 when it cannot be read). */
+async function durationOf(upload: Upload, mimeType: string, mediaType: 'VIDEO' | 'AUDIO'): Promise<number> {
+  const what = mediaType === 'VIDEO' ? 'video' : 'audio';
+  const probe = await probeDuration({ path: upload.path, mimeType, sizeBytes: upload.sizeBytes });
+  if (probe.kind === 'timeout') {
+    throw badRequest(`The ${what} could not be analysed in time; the file is refused.`, 'MEDIA_ANALYSIS_TIMEOUT');
+  }
+  if (probe.kind === 'unreadable') {
+    throw badRequest(`The duration of the ${what} could not be read from the file.`, 'MEDIA_DURATION_UNREADABLE');
+  }
+  return probe.seconds;
+}
+
 /**
- * Stores an uploaded file as the caller's media asset. The upload was sniffed against every accepted type with the
- * largest limit; here each type gets its own limit, and video and audio must tell their duration. The bytes are
- * written before the row and removed again when the row cannot be written.
+ * Stores an uploaded file as the caller's media asset. `readUpload` has already applied the sniffed type's size
+ * limit (`uploadLimitOf`); here images must declare sane dimensions, video and audio must tell their duration, and
+ * the caller's storage quota must hold the file. The bytes are copied to storage before the row is written (in a
+ * transaction holding the caller's quota lock) and removed again when the row cannot be written.
  */
 export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; fields: UploadFields }): Promise<MediaAssetOutput> {
   const { em, storage } = ctx;
   const userId = ctx.user.id;
   const { upload, fields } = input;
   const { mimeType, mediaType } = classifyMime(upload.mimeType);
-  const maxBytes = UPLOAD_MAX_BYTES[mediaType];
-  if (upload.bytes.length > maxBytes) {
-    throw badRequest(`The file is larger than the limit of ${megabytes(maxBytes)} for ${TYPE_NAMES[mediaType]}.`, 'FILE_TOO_LARGE');
+  const limit = uploadLimitOf(upload.mimeType);
+  if (upload.sizeBytes > limit.bytes) {
+    throw badRequest(`The file is larger than the limit of ${megabytes(limit.bytes)} for ${limit.of}.`, 'FILE_TOO_LARGE');
   }
   if (mediaType === 'IMAGE') {
-    const size = readImageDimensions(upload.bytes);
+    const size = readImageDimensions(await readUploadHead(upload, IMAGE_HEADER_BYTES));
     if (!size) throw badRequest('The image dimensions could not be read from the file.', 'IMAGE_UNREADABLE');
     if (size.width > MAX_IMAGE_SIDE_PX || size.height > MAX_IMAGE_SIDE_PX || size.width * size.height > MAX_IMAGE_PIXELS) {
       throw badRequest(
@@ -58,31 +80,31 @@ export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; 
       );
     }
   }
-  let durationSeconds: number | null = null;
-  if (mediaType !== 'IMAGE') {
-    durationSeconds = await readDurationSeconds(upload.bytes, mimeType);
-    if (durationSeconds === null) {
-      throw badRequest(`The duration of the ${mediaType === 'VIDEO' ? 'video' : 'audio'} could not be read from the file.`, 'MEDIA_DURATION_UNREADABLE');
-    }
-  }
+  // A first quota check before any bytes are copied; the binding one runs under the lock, with the insert.
+  await assertStorageQuota(em, userId, upload.sizeBytes);
+  const durationSeconds = mediaType === 'IMAGE' ? null : await durationOf(upload, mimeType, mediaType);
 
   const id = newId();
   const storageKey = `media/${userId}/${id}.${upload.ext}`;
-  await storage.put(storageKey, upload.bytes);
+  await storage.putFile(storageKey, upload.path);
   try {
-    const asset = em.create(MediaAsset, {
-      id,
-      uploadedByUserId: userId,
-      mediaType,
-      mimeType,
-      sizeBytes: upload.bytes.length,
-      durationSeconds,
-      storageKey,
-      title: fields.title,
-      description: fields.description,
-      deletedAtUtc: null,
+    const asset = await em.transactional(async (tx) => {
+      await reserveStorage(tx, userId, upload.sizeBytes);
+      const created = tx.create(MediaAsset, {
+        id,
+        uploadedByUserId: userId,
+        mediaType,
+        mimeType,
+        sizeBytes: upload.sizeBytes,
+        durationSeconds,
+        storageKey,
+        title: fields.title,
+        description: fields.description,
+        deletedAtUtc: null,
+      });
+      await tx.flush();
+      return created;
     });
-    await em.flush();
     return toMediaOutput(asset);
   } catch (error) {
     await storage.remove(storageKey).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { readUpload } from '../../http/uploads.js';
+import { withUpload } from '../../http/uploads.js';
 import { zId } from '../../platform/ids.js';
 import { validationFailed } from '../../platform/problems.js';
 import { residencyDocumentOutput } from './memberships.schemas.js';
@@ -27,8 +27,11 @@ export const residencyUploadRoutes: PlainRoutes = {
         if (!params.success) throw validationFailed('territoryId', 'must be a UUID');
         // Refuse non-residents before reading (and storing) any bytes.
         await requireResident(ctx, params.data.territoryId);
-        const upload = await readUpload(request, { field: 'file', maxBytes: RESIDENCY_DOCUMENT_MAX_BYTES, allowedMimeTypes: RESIDENCY_DOCUMENT_MIME_TYPES });
-        const result = await submitUploadedDocument(ctx, { territoryId: params.data.territoryId, upload });
+        const result = await withUpload(
+          request,
+          { field: 'file', maxBytes: RESIDENCY_DOCUMENT_MAX_BYTES, allowedMimeTypes: RESIDENCY_DOCUMENT_MIME_TYPES },
+          (upload) => submitUploadedDocument(ctx, { territoryId: params.data.territoryId, upload }),
+        );
         return reply.status(201).type('application/json').send(residencyDocumentOutput.parse(result));
       },
     );
@@ -51,6 +54,7 @@ export const residencyUploadRoutes: PlainRoutes = {
           '401': { description: 'Unauthorized' },
           '403': { description: 'The caller is not RESIDENT of the territory' },
           '404': { description: 'Unknown territory' },
+          '413': { description: 'The storage quota of the caller would be exceeded (STORAGE_QUOTA_EXCEEDED)' },
         },
       },
     },

@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { Upload } from '../../platform/upload.js';
+import { assertStorageQuota, reserveStorage } from '../media/storage-quota.js';
 import { cancelPendingWorkItems, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
 import { NOT_RESIDENT_DETAIL, requireResident } from './memberships.service.js';
 import type { ResidencyDocumentOutput } from './memberships.schemas.js';
@@ -53,20 +54,22 @@ const supersedePending = (tx: EntityManager, membershipId: string, at: Date) =>
   cancelPendingWorkItems(tx, { type: 'RESIDENCY_VERIFICATION', subjectIds: [membershipId], notes: 'Superseded by a newer residency document.', at });
 
 /**
- * Stores an uploaded residency document as Evidence of the territory and opens the work item. The bytes are
- * stored before the transaction and removed again when it fails.
+ * Stores an uploaded residency document as Evidence of the territory and opens the work item. The document counts
+ * towards the user's storage quota. The bytes are stored before the transaction and removed again when it fails.
  */
 export async function submitUploadedDocument(ctx: ServiceContext, input: { territoryId: string; upload: Upload }): Promise<ResidencyDocumentOutput> {
   const { membership } = await requireResident(ctx, input.territoryId);
   const { em, storage } = ctx;
   const { territoryId, upload } = input;
   const userId = ctx.user.id;
+  await assertStorageQuota(em, userId, upload.sizeBytes);
   const evidenceId = newId();
   const storageKey = `evidence/${userId}/${evidenceId}.${upload.ext}`;
-  await storage.put(storageKey, upload.bytes);
+  await storage.putFile(storageKey, upload.path);
   try {
     const workItemId = await em.transactional(async (tx) => {
       const locked = await lockedResidentMembership(tx, membership!.id);
+      await reserveStorage(tx, userId, upload.sizeBytes);
       await supersedePending(tx, locked.id, ctx.clock.now());
       tx.create(Evidence, {
         id: evidenceId,
@@ -75,7 +78,7 @@ export async function submitUploadedDocument(ctx: ServiceContext, input: { terri
         kind: 'RESIDENCY_DOCUMENT',
         storageKey,
         mimeType: upload.mimeType,
-        sizeBytes: upload.bytes.length,
+        sizeBytes: upload.sizeBytes,
         originalFileName: upload.fileName,
       });
       const item = openWorkItem(tx, locked, evidenceId, userId);

@@ -42,6 +42,22 @@ export const SYSTEM_CONFIG_DEFAULTS: readonly SystemConfigDefault[] = [
     integer: { min: 1, max: 24 * 365 },
   },
   {
+    key: 'Media:UserQuotaBytes',
+    value: String(1024 * 1024 * 1024),
+    category: 'Media',
+    description:
+      'Bytes one user may hold in storage (live media and evidence documents); an upload that would pass it is refused with 413 STORAGE_QUOTA_EXCEEDED.',
+    integer: { min: 0, max: 1024 * 1024 * 1024 * 1024 },
+  },
+  {
+    key: 'Users:DeletedAccountRetentionDays',
+    value: '180',
+    category: 'Users',
+    description:
+      'Days a deleted account keeps its national id, foreign document and provider identity (legal retention); a sign-up with them is refused until then.',
+    integer: { min: 0, max: 3650 },
+  },
+  {
     key: 'Notifications:DispatchBatchSize',
     value: '100',
     category: 'Notifications',

@@ -1,5 +1,5 @@
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { readUpload } from '../../http/uploads.js';
+import { withUpload } from '../../http/uploads.js';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { IDENTITY_DOCUMENT_MAX_BYTES, IDENTITY_DOCUMENT_MIME_TYPES, identitySubmissionOutput, identityUploadForm } from './verification.schemas.js';
 import { submitIdentityDocument } from './verification.service.js';
@@ -11,12 +11,11 @@ export const verificationRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
       const ctx = serviceContextOf(request, deps);
-      const upload = await readUpload(request, {
-        field: 'file',
-        maxBytes: IDENTITY_DOCUMENT_MAX_BYTES,
-        allowedMimeTypes: IDENTITY_DOCUMENT_MIME_TYPES,
-      });
-      const result = await submitIdentityDocument(ctx, { upload });
+      const result = await withUpload(
+        request,
+        { field: 'file', maxBytes: IDENTITY_DOCUMENT_MAX_BYTES, allowedMimeTypes: IDENTITY_DOCUMENT_MIME_TYPES },
+        (upload) => submitIdentityDocument(ctx, { upload }),
+      );
       return reply.status(201).type('application/json').send(identitySubmissionOutput.parse(result));
     });
   },
@@ -35,6 +34,7 @@ export const verificationRoutes: PlainRoutes = {
           '400': { description: 'Missing file, wrong type or too large' },
           '401': { description: 'Unauthorized' },
           '409': { description: 'Identity already verified' },
+          '413': { description: 'The storage quota of the caller would be exceeded (STORAGE_QUOTA_EXCEEDED)' },
         },
       },
     },

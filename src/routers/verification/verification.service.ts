@@ -7,6 +7,7 @@ import { forgetCachedUser } from '../../policy/caller.js';
 import type { Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { conflict, notFound } from '../../platform/problems.js';
+import { assertStorageQuota, reserveStorage } from '../media/storage-quota.js';
 import { completeWorkItem, createWorkItem, findWorkItem } from '../work-items/work-items.service.js';
 import { lockIdentitySubject } from './identity-decision.js';
 import type { IdentitySubmissionOutput } from './verification.schemas.js';
@@ -16,8 +17,8 @@ const alreadyVerified = () => conflict('Your identity is already verified.', 'ID
 /**
  * Stores an identity document and opens the admin's IDENTITY_VERIFICATION work item; the user becomes Pending.
  * A document sent while an earlier one is still pending supersedes it: the old item is CANCELLED (its evidence
- * is kept) and a new one is opened, so the queue never holds two items for one user. The bytes are stored
- * before the transaction and removed again when it fails.
+ * is kept) and a new one is opened, so the queue never holds two items for one user. The document counts towards
+ * the user's storage quota. The bytes are stored before the transaction and removed again when it fails.
  */
 export async function submitIdentityDocument(ctx: ServiceContext, input: { upload: Upload }): Promise<IdentitySubmissionOutput> {
   const { em, storage } = ctx;
@@ -27,15 +28,18 @@ export async function submitIdentityDocument(ctx: ServiceContext, input: { uploa
   if (!current) throw notFound('User');
   if (current.identityVerificationStatus === 'Verified') throw alreadyVerified();
 
+  await assertStorageQuota(em, userId, upload.sizeBytes);
+
   const evidenceId = newId();
   const storageKey = `evidence/${userId}/${evidenceId}.${upload.ext}`;
-  await storage.put(storageKey, upload.bytes);
+  await storage.putFile(storageKey, upload.path);
   try {
     const workItemId = await em.transactional(async (tx) => {
       // The user row is locked first (as the decision does), so concurrent uploads and decisions serialize.
       const user = await lockIdentitySubject(tx, userId);
       if (!user) throw notFound('User');
       if (user.identityVerificationStatus === 'Verified') throw alreadyVerified();
+      await reserveStorage(tx, userId, upload.sizeBytes);
       const now = new Date();
       await tx.nativeUpdate(
         WorkItem,
@@ -49,7 +53,7 @@ export async function submitIdentityDocument(ctx: ServiceContext, input: { uploa
         kind: 'IDENTITY_DOCUMENT',
         storageKey,
         mimeType: upload.mimeType,
-        sizeBytes: upload.bytes.length,
+        sizeBytes: upload.sizeBytes,
         originalFileName: upload.fileName,
       });
       const item = createWorkItem(tx, {
@@ -66,7 +70,7 @@ export async function submitIdentityDocument(ctx: ServiceContext, input: { uploa
         action: 'identity.document_submitted',
         subjectType: 'User',
         subjectId: userId,
-        data: { evidenceId, workItemId: item.id, mimeType: upload.mimeType, sizeBytes: upload.bytes.length },
+        data: { evidenceId, workItemId: item.id, mimeType: upload.mimeType, sizeBytes: upload.sizeBytes },
       });
       await tx.flush();
       return item.id;
