@@ -171,7 +171,11 @@ export interface paths {
         get: operations["users-me"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete my account (erasure)
+         * @description Needs a step-up: with 2FA on, a current `code` or a `recoveryCode`; without it, a sign-in within the last 10 minutes (else 403 STEP_UP_REQUIRED). Ends every session and open socket at once, erases or anonymises personal data (profile, documents and evidence files, media, preferences, interests, blocks, memberships, notifications, pending requests) and keeps posts and their threads under an anonymous name. The national id stays reserved until the retention period in system config (`Users:DeletedAccountRetentionDays`) ends. The last SYSTEM_ADMIN cannot delete their account (409 LAST_SYSTEM_ADMIN).
+         */
+        delete: operations["users-deleteMe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1802,6 +1806,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Payload too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
@@ -1978,6 +1991,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Payload too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
@@ -2093,7 +2115,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image, video or audio; answers the MediaAsset (201, Location)
-         * @description Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio whose duration cannot be read are refused. Attaching media to content applies the territory's limits.
+         * @description Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio whose duration cannot be read (or cannot be read within 5 seconds: MEDIA_ANALYSIS_TIMEOUT) are refused. Each user's stored bytes (media and documents) are limited by the system setting Media:UserQuotaBytes (413 STORAGE_QUOTA_EXCEEDED). Attaching media to content applies the territory's limits.
          */
         post: {
             parameters: {
@@ -2130,6 +2152,15 @@ export interface paths {
                 };
                 /** @description Missing, invalid or expired token */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Payload too large */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3671,6 +3702,81 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "users-deleteMe": {
+        parameters: {
+            query?: {
+                code?: string | null;
+                recoveryCode?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED lists each field) */
             400: {

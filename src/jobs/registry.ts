@@ -6,8 +6,9 @@
 import { authCleanupJob } from '../routers/auth/auth-cleanup.job.js';
 import { mediaCleanupJob } from '../routers/media/media-cleanup.job.js';
 import { outboxDispatchJob } from '../routers/notifications/outbox-dispatch.job.js';
+import { deletedAccountsJob } from '../routers/users/deleted-accounts.job.js';
 import type { JobDefinition } from '../platform/job.js';
 
-export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob];
+export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob, deletedAccountsJob];
 
 export const QUEUE_NAMES: readonly string[] = JOBS.map((job) => job.queue);

@@ -1,4 +1,19 @@
 import { router } from '../trpc/init.js';
+import { registerAccountEraser } from '../platform/account-erasure.js';
+import { erasePermissions } from './access/access.service.js';
+import { eraseSessionsAndFactors } from './auth/sessions.service.js';
+import { eraseBlocks } from './blocks/blocks.service.js';
+import { eraseParticipations } from './events/events.service.js';
+import { eraseEvidence } from './evidence/evidence-erasure.js';
+import { eraseInterests } from './interests/interests.service.js';
+import { eraseJoinRequests } from './join-requests/join-requests.service.js';
+import { eraseMedia } from './media/media-erasure.js';
+import { eraseMediaPreferences } from './media-preferences/media-preferences.service.js';
+import { eraseMemberships } from './memberships/memberships.service.js';
+import { eraseNotifications } from './notifications/notifications.service.js';
+import { erasePreferences } from './preferences/preferences.service.js';
+import { eraseTerritorySelections } from './territories/territories.service.js';
+import { eraseWorkItems } from './work-items/work-items.service.js';
 import { assetCurationHandler } from './assets/asset-curation.js';
 import { canSeeEvent } from './events/events.queries.js';
 import { canSeePost } from './feed/feed.service.js';
@@ -32,6 +47,22 @@ import { feedRouter } from './feed/feed.router.js';
 import { mapRouter } from './map/map.router.js';
 import { assetsRouter } from './assets/assets.router.js';
 import { naturalAssetsRouter } from './natural-assets/natural-assets.router.js';
+
+// Account deletion: each domain erases its own data of the user (src/platform/account-erasure.ts).
+registerAccountEraser('sessions', eraseSessionsAndFactors);
+registerAccountEraser('permissions', erasePermissions);
+registerAccountEraser('preferences', erasePreferences);
+registerAccountEraser('media-preferences', eraseMediaPreferences);
+registerAccountEraser('interests', eraseInterests);
+registerAccountEraser('blocks', eraseBlocks);
+registerAccountEraser('memberships', eraseMemberships);
+registerAccountEraser('territory-selections', eraseTerritorySelections);
+registerAccountEraser('notifications', eraseNotifications);
+registerAccountEraser('join-requests', eraseJoinRequests);
+registerAccountEraser('work-items', eraseWorkItems);
+registerAccountEraser('event-participations', eraseParticipations);
+registerAccountEraser('evidence', eraseEvidence);
+registerAccountEraser('media', eraseMedia);
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({

@@ -76,20 +76,26 @@ describe('second-factor guessing is bounded per user (finding 1)', () => {
 });
 
 describe('changing the second factor ends the sessions opened before (finding 7, in part)', () => {
-  it('a refresh token issued before 2FA was enabled no longer renews the session', async () => {
-    const login = (await socialLogin(t, newIdentity())).json();
+  it('sessions opened before 2FA was enabled end (refresh and access tokens); the one that proved the factor goes on', async () => {
+    const identity = newIdentity();
+    const earlier = (await socialLogin(t, identity)).json();
+    const login = (await socialLogin(t, identity)).json();
     const headers = bearer(login.token);
     const setup = (await post('/api/v1/auth/2fa/setup', {}, headers)).json();
     expect((await post('/api/v1/auth/2fa/confirm', { code: await codeNow(setup.secret) }, headers)).statusCode).toBe(200);
-    expect((await post('/api/v1/auth/refresh', { refreshToken: login.refreshToken })).statusCode).toBe(401);
+    expect((await post('/api/v1/auth/refresh', { refreshToken: earlier.refreshToken })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(earlier.token) })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers })).statusCode).toBe(200);
+    expect((await post('/api/v1/auth/refresh', { refreshToken: login.refreshToken })).statusCode).toBe(200);
   });
 
-  it('disabling 2FA ends the sessions too', async () => {
+  it('disabling 2FA ends the other sessions too', async () => {
     const user = await enrolled();
     const challengeId = (await socialLogin(t, user.identity)).json().challengeId as string;
     const next = await generate({ secret: user.secret, epoch: Math.floor(clock.now().getTime() / 1000) + 30 });
     const session = (await post('/api/v1/auth/2fa/verify', { challengeId, code: next })).json();
-    expect((await post('/api/v1/auth/2fa/disable', { recoveryCode: user.recoveryCodes[0] }, bearer(session.token))).statusCode).toBe(200);
+    // \`user.headers\` belongs to the session that enabled 2FA: another session than \`session\`.
+    expect((await post('/api/v1/auth/2fa/disable', { recoveryCode: user.recoveryCodes[0] }, user.headers)).statusCode).toBe(200);
     expect((await post('/api/v1/auth/refresh', { refreshToken: session.refreshToken })).statusCode).toBe(401);
   });
 });

@@ -158,6 +158,17 @@ describe('an ending reaches open WebSockets at once, in every process (finding 3
   });
 });
 
+describe('account deletion reaches open WebSockets too (mechanism 4)', () => {
+  it('deleting the account on A closes its sockets on B', async () => {
+    const login = (await socialLogin(a, newIdentity())).json();
+    const socket = connect(bPort, login.token);
+    expect(await codeOf(socket.trpc.interests.list.query())).toBe('OK');
+    expect((await a.app.inject({ method: 'DELETE', url: '/api/v1/users/me', headers: bearer(login.token) })).statusCode).toBe(204);
+    await socket.closed();
+    expect(socket.closes).toEqual([4401]);
+  });
+});
+
 describe('only authenticated WebSockets are kept, in bounded numbers (finding 5)', () => {
   it('a socket without a valid token is answered 401 and closed', async () => {
     const anonymous = rawSocket(aPort, { connectionParams: true });

@@ -7,6 +7,7 @@ import { newId } from '../../platform/ids.js';
 import { conflict, forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { announceCallerChange, forgetCachedUser } from '../../policy/caller.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { addCapability, removeCapability } from '../memberships/capabilities.js';
 import { toMembershipOutput } from '../memberships/memberships.service.js';
@@ -53,17 +54,7 @@ export async function revokePermission(ctx: ServiceContext, input: { userId: str
   const { userId, permission } = input;
   await requireActiveUser(em, userId);
   await em.transactional(async (tx) => {
-    if (permission === 'SYSTEM_ADMIN') {
-      // Locks every admin row so two admins revoking each other at once cannot leave none.
-      const admins = await execSql<{ user_id: string }>(
-        tx,
-        `select p.user_id from user_permission p join app_user u on u.id = p.user_id
-          where p.permission = 'SYSTEM_ADMIN' and u.deleted_at_utc is null for update of p`,
-      );
-      if (admins.some((a) => a.user_id === userId) && admins.length === 1) {
-        throw conflict('The last SYSTEM_ADMIN cannot be revoked.', 'LAST_SYSTEM_ADMIN');
-      }
-    }
+    if (permission === 'SYSTEM_ADMIN') await refuseLastSystemAdmin(tx, userId, 'The last SYSTEM_ADMIN cannot be revoked.');
     const deleted = await execSql<{ id: string }>(tx, 'delete from user_permission where user_id = ? and permission = ? returning id', [userId, permission]);
     if (deleted.length > 0) {
       audit(tx, { actorUserId: actorId, action: 'permission.revoked', subjectType: 'User', subjectId: userId, data: { permission } });
@@ -73,6 +64,22 @@ export async function revokePermission(ctx: ServiceContext, input: { userId: str
   });
   forgetCachedUser(userId);
 }
+
+/** Locks every admin row so two admins revoking (or deleting) each other at once cannot leave none. */
+async function refuseLastSystemAdmin(tx: EntityManager, userId: string, detail: string) {
+  const admins = await execSql<{ user_id: string }>(
+    tx,
+    `select p.user_id from user_permission p join app_user u on u.id = p.user_id
+      where p.permission = 'SYSTEM_ADMIN' and u.deleted_at_utc is null for update of p`,
+  );
+  if (admins.some((a) => a.user_id === userId) && admins.length === 1) throw conflict(detail, 'LAST_SYSTEM_ADMIN');
+}
+
+/** Account deletion: the system permissions go, unless the user is the last SYSTEM_ADMIN (409). */
+export const erasePermissions: AccountEraser = async ({ em, userId }) => {
+  await refuseLastSystemAdmin(em, userId, 'The last SYSTEM_ADMIN cannot delete their account; grant SYSTEM_ADMIN to someone else first.');
+  await execSql(em, 'delete from user_permission where user_id = ?', [userId]);
+};
 
 // ---- territory capabilities
 

@@ -47,11 +47,11 @@ export type SocialLoginInput = z.infer<typeof socialLoginInput>;
 
 export const refreshInput = z.object({ refreshToken: z.string().min(1).max(200) });
 
-const totpCode = z
+export const totpCode = z
   .string()
   .trim()
   .regex(/^\d{6}$/, 'must be a 6-digit code');
-const recoveryCode = z.string().trim().min(1).max(64);
+export const recoveryCode = z.string().trim().min(1).max(64);
 
 export const confirmInput = z.object({ code: totpCode });
 export const verifyInput = z.object({ challengeId: zId, code: totpCode });

@@ -12,6 +12,8 @@ import { newId } from '../../platform/ids.js';
 import { signUserToken } from '../../platform/jwt.js';
 import { unauthorized } from '../../platform/problems.js';
 import type { LoginOutput } from './auth.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
+import { secondFactorSubject } from './credential-guard.js';
 
 type UserRow = InferEntity<typeof User>;
 
@@ -161,3 +163,11 @@ export async function refreshSession(ctx: PublicServiceContext, input: { refresh
   }
   return loginResult(config, user, { refreshToken: next, id: token.familyId, authenticatedAt: await sessionStart(em, token.familyId) });
 }
+
+/** Account deletion: every session ends, and the second-factor material goes. */
+export const eraseSessionsAndFactors: AccountEraser = async ({ em, userId, at }) => {
+  await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+  await execSql(em, 'delete from recovery_code where user_id = ?', [userId]);
+  await execSql(em, 'delete from two_factor_challenge where user_id = ?', [userId]);
+  await execSql(em, 'delete from credential_attempt where subject_key = ?', [secondFactorSubject(userId)]);
+};

@@ -179,14 +179,22 @@ export async function recoverChallenge(ctx: PublicServiceContext, input: { chall
   return issueSession(em, config, user);
 }
 
-/** Turns 2FA off given a valid TOTP code or recovery code; the secret and all recovery codes are discarded. */
-export async function disable(ctx: ServiceContext, input: { code?: string | null; recoveryCode?: string | null }) {
+/** A second factor presented with a sensitive request: a current TOTP code or an unused recovery code. */
+export interface SecondFactorProof {
+  code?: string | null;
+  recoveryCode?: string | null;
+}
+
+/**
+ * Checks a fresh second factor of a user with 2FA (400 when wrong, 429 past the attempt limit): the TOTP code is
+ * accepted once (its step is recorded), a recovery code is used up.
+ */
+export async function proveSecondFactor(ctx: ServiceContext, proof: SecondFactorProof): Promise<void> {
   const { em } = ctx;
   const userId = ctx.user.id;
-  const proof = input;
   const user = await activeUser(em, userId);
-  if (!user.twoFactorEnabled || !user.twoFactorSecret) throw conflict('Two-factor authentication is not enabled.', 'TWO_FACTOR_NOT_ENABLED');
   const secret = user.twoFactorSecret;
+  if (!user.twoFactorEnabled || !secret) throw conflict('Two-factor authentication is not enabled.', 'TWO_FACTOR_NOT_ENABLED');
   const proven = await guardedCheck(em, secondFactorSubject(userId), ctx.clock.now(), async () => {
     if (!proof.code) return Boolean(proof.recoveryCode) && consumeRecoveryCode(em, userId, proof.recoveryCode!);
     const step = await matchingStep(secret, proof.code, user.twoFactorLastStep);
@@ -195,6 +203,14 @@ export async function disable(ctx: ServiceContext, input: { code?: string | null
   if (!proven) {
     throw proof.code ? badRequest('The code is not valid.', 'INVALID_TWO_FACTOR_CODE') : badRequest('The recovery code is not valid.', 'INVALID_RECOVERY_CODE');
   }
+}
+
+/** Turns 2FA off given a valid TOTP code or recovery code; the secret and all recovery codes are discarded. */
+export async function disable(ctx: ServiceContext, input: SecondFactorProof) {
+  const { em } = ctx;
+  const userId = ctx.user.id;
+  const proof = input;
+  await proveSecondFactor(ctx, proof);
   await em.transactional(async (tx) => {
     await execSql(
       tx,

@@ -4,6 +4,7 @@ import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 async function requireOtherUser(em: EntityManager, actorId: string, userId: string) {
   if (userId.toLowerCase() === actorId.toLowerCase()) throw badRequest('You cannot block yourself.', 'CANNOT_BLOCK_SELF');
@@ -44,3 +45,8 @@ export async function unblockUser(ctx: ServiceContext, input: { userId: string }
     audit(tx, { actorUserId: user.id, action: 'user.unblocked', subjectType: 'User', subjectId: input.userId });
   });
 }
+
+/** Account deletion: the user's blocks, and other people's blocks of them (nobody is left to block), go. */
+export const eraseBlocks: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from user_block where blocker_user_id = ? or blocked_user_id = ?', [userId, userId]);
+};

@@ -24,6 +24,7 @@ import {
   territoryEventsQuery,
 } from './events.queries.js';
 import type { CreateEventInput, EventListFilter, EventOutput, NearbyEventOutput } from './events.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 /** How far back a start may lie: events may be recorded (or adjusted) up to one year after they began. */
 const MAX_PAST_START_MS = 365 * 24 * 3600 * 1000;
@@ -260,3 +261,8 @@ export async function cancelEvent(ctx: ServiceContext, input: { eventId: string 
   });
   return loadEvent(em, eventId, user.id);
 }
+
+/** Account deletion: the user's participations go (the events they created stay, under the anonymised name). */
+export const eraseParticipations: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from event_participation where user_id = ?', [userId]);
+};

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
 import { isStorableTag, MAX_INTERESTS_PER_USER } from './interests.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 /** The user's tags, oldest first. */
 export async function listInterests(ctx: ServiceContext): Promise<string[]> {
@@ -41,3 +42,8 @@ export async function removeInterest(ctx: ServiceContext, input: { tag: string }
   if (!isStorableTag(input.tag)) return;
   await ctx.em.nativeDelete(UserInterest, { userId: ctx.user.id, tag: input.tag });
 }
+
+/** Account deletion: the interests go. */
+export const eraseInterests: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from user_interest where user_id = ?', [userId]);
+};

@@ -13,6 +13,7 @@ import { enqueueNotification } from '../notifications/outbox.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
 import type { JoinRequestOutput } from './join-requests.schemas.js';
 import { canDecide, canView, resolveRecipients } from './recipients.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type JoinRequestRow = InferEntity<typeof JoinRequest>;
 type JoinRequestFields = Pick<
@@ -268,3 +269,9 @@ export async function pageIncoming(ctx: ServiceContext, input: { status?: JoinRe
   const [total] = await execSql<{ n: number }>(em, `select count(*)::int as n from join_request jr where ${INCOMING_WHERE}`, params);
   return toPage(items, total?.n ?? 0, input.pageNumber, input.pageSize);
 }
+
+/** Account deletion: the user's pending join requests are cancelled, and they stop being anyone's recipient. */
+export const eraseJoinRequests: AccountEraser = async ({ em, userId, at }) => {
+  await execSql(em, `update join_request set status = 'CANCELLED', decided_at_utc = ? where requester_user_id = ? and status = 'PENDING'`, [at, userId]);
+  await execSql(em, 'delete from join_request_recipient where recipient_user_id = ?', [userId]);
+};

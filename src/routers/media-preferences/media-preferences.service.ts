@@ -1,6 +1,7 @@
 import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { MediaPreferencesInput, MediaPreferencesOutput } from './media-preferences.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type Field = keyof MediaPreferencesInput;
 
@@ -57,3 +58,8 @@ export async function updateMediaPreferences(ctx: ServiceContext, input: MediaPr
   );
   return toOutput(userId, rows[0]);
 }
+
+/** Account deletion: the media preferences go. */
+export const eraseMediaPreferences: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from user_media_preferences where user_id = ?', [userId]);
+};

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import type { MembershipOutput } from './memberships.schemas.js';
 import { lockResidencySubject } from './residency-decision.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type MembershipRow = InferEntity<typeof TerritoryMembership>;
 
@@ -90,3 +91,8 @@ export async function verifyByGeolocation(ctx: ServiceContext, input: { territor
     return toMembershipOutput(membership);
   });
 }
+
+/** Account deletion: the user leaves every territory (memberships carry residency and capabilities). */
+export const eraseMemberships: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from territory_membership where user_id = ?', [userId]);
+};

@@ -5,6 +5,7 @@ import type { NotificationType } from '../../entities/notification.entity.js';
 import { notFound } from '../../platform/problems.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import type { NotificationOutput } from './notifications.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 interface NotificationRow {
   id: string;
@@ -101,3 +102,13 @@ export async function listMineSince(em: EntityManager, userId: string, since: Da
   ]);
   return rows.map(toOutput);
 }
+
+/** Account deletion: the user's notifications go, and undelivered ones no longer name them as a recipient. */
+export const eraseNotifications: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from notification where user_id = ?', [userId]);
+  await execSql(
+    em,
+    'update outbox_message set recipient_user_ids = array_remove(recipient_user_ids, ?::text) where processed_at_utc is null and ?::text = any(recipient_user_ids)',
+    [userId, userId],
+  );
+};

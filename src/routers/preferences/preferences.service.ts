@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Visibility } from '../../entities/preferences.entity.js';
 import type { NotificationsInput, PreferencesOutput, PrivacyInput } from './preferences.schemas.js';
 import { flagsOf } from './preferences.queries.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 interface PreferencesRow {
   user_id: string;
@@ -86,3 +87,8 @@ export async function updateNotifications(ctx: ServiceContext, input: Notificati
   );
   return toOutput(rows[0] as PreferencesRow);
 }
+
+/** Account deletion: the privacy and notification preferences go. */
+export const erasePreferences: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from user_preferences where user_id = ?', [userId]);
+};

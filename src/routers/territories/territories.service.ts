@@ -10,6 +10,7 @@ import { noTerritorySelected, requireTerritory } from '../../policy/territory-ac
 import { createWorkItem } from '../work-items/work-items.service.js';
 import type { adminCreateInput, NearbyTerritoryOutput, nearbyInput, suggestionInput, TerritoryOutput } from './territories.schemas.js';
 import { nearbyQuery, type SearchFilter, searchCountQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from './territories.queries.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type TerritoryEntity = InferEntity<typeof Territory>;
 
@@ -253,3 +254,8 @@ export async function updateFeatures(ctx: ServiceContext, input: { id: string; e
   });
   return { territoryId: id, enabledFlags: after };
 }
+
+/** Account deletion: the user's territory selections go. */
+export const eraseTerritorySelections: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from territory_selection where user_id = ?', [userId]);
+};

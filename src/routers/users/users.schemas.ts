@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IDENTITY_STATUSES, SYSTEM_PERMISSIONS } from '../../entities/user.entity.js';
+import { recoveryCode, totpCode } from '../auth/auth.schemas.js';
 
 export const meOutput = z
   .object({
@@ -12,3 +13,8 @@ export const meOutput = z
   })
   .meta({ id: 'CurrentUser' });
 export type MeOutput = z.infer<typeof meOutput>;
+
+/** The step-up proof of an account deletion: with 2FA on, a current code or a recovery code (at most one). */
+export const deleteAccountInput = z
+  .object({ code: totpCode.nullish(), recoveryCode: recoveryCode.nullish() })
+  .refine((v) => v.code == null || v.recoveryCode == null, { message: 'give at most one of code or recoveryCode', path: ['code'] });

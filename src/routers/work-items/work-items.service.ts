@@ -8,6 +8,7 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, notFound } from '../../platform/problems.js';
 import { type WorkItemRow, workItemHandler } from './work-item-handlers.js';
 import type { WorkItemOutput } from './work-items.schemas.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 
 export type { WorkItemRow };
 
@@ -157,3 +158,12 @@ export async function completeAsAdmin(ctx: ServiceContext, input: { workItemId: 
   const item = await findWorkItem(em, workItemId);
   return completeWorkItem(em, item, outcome, notes, actorUserId);
 }
+
+/** Account deletion: the user's own pending verification requests are cancelled (their documents go with them). */
+export const eraseWorkItems: AccountEraser = async ({ em, userId, at }) => {
+  await em.nativeUpdate(
+    WorkItem,
+    { type: { $in: ['IDENTITY_VERIFICATION', 'RESIDENCY_VERIFICATION'] }, createdByUserId: userId, status: 'PENDING' },
+    { status: 'CANCELLED', completedAtUtc: at, notes: 'The account was deleted.' },
+  );
+};
