@@ -1,0 +1,540 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { openApiDocument } from '../../src/app.js';
+import { seedSystemConfig } from '../../src/db/seed/system-config.js';
+import { TERRITORY_FEATURE_FLAGS } from '../../src/entities/territory.entity.js';
+import { newId } from '../../src/platform/ids.js';
+import { newEvent, newMapEntity, newPost } from '../factories/content.js';
+import { addMembership, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { multipartBody, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+/**
+ * The authorization matrix: every operation of the OpenAPI document that names something in its path (an id, a
+ * territory, a user, a key) is called by each kind of caller on a fresh object, and the answers must be the ones
+ * written here. An operation added to the document without a row fails the first test: whoever adds it decides,
+ * here, who may call it. The callers, for an object in territory T:
+ * - owner: whom the object belongs to (its author, creator, requester, subject; for territory-level operations a
+ *   verified resident of T acting for themselves);
+ * - member: another verified resident of T;
+ * - visitor: a VISITOR of T;
+ * - outsider: a verified resident of another territory only;
+ * - curator: a curator of T;
+ * - admin: a SYSTEM_ADMIN with no membership.
+ * Anonymous calls are covered for every operation by test/contract/openapi.test.ts (401).
+ */
+const CALLERS = ['owner', 'member', 'visitor', 'outsider', 'curator', 'admin'] as const;
+type Caller = (typeof CALLERS)[number];
+
+interface World {
+  t: TestApp;
+  territory: TestTerritory;
+  /** A territory the outsider lives in. */
+  elsewhere: TestTerritory;
+}
+
+/** Fresh callers for each operation: a call may change its caller (entering a territory, becoming resident...). */
+async function callersFor(w: World): Promise<Omit<Record<Caller, TestUser>, 'owner'>> {
+  return {
+    member: await newResident(w.t, w.territory, { verified: true }),
+    visitor: await newVisitor(w.t, w.territory),
+    outsider: await newResident(w.t, w.elsewhere, { verified: true }),
+    curator: await newCurator(w.t, w.territory),
+    admin: await newAdmin(w.t),
+  };
+}
+
+interface Call {
+  url: string;
+  owner: TestUser;
+  payload?: Record<string, unknown>;
+  multipart?: { payload: Buffer; headers: Record<string, string> };
+}
+
+type Expected = Record<Caller, number>;
+interface Row {
+  /** Builds a fresh object and the call on it (run once per caller). */
+  make(w: World): Promise<Call>;
+  expect: Expected;
+}
+
+const all = (status: number): Expected => ({ owner: status, member: status, visitor: status, outsider: status, curator: status, admin: status });
+const adminOnly = (ok: number): Expected => ({ owner: 403, member: 403, visitor: 403, outsider: 403, curator: 403, admin: ok });
+
+// ---- fixtures: each creates what one call needs, owned by a fresh user
+
+const resident = (w: World) => newResident(w.t, w.territory, { verified: true });
+const T = (w: World) => w.territory.id;
+
+async function granted(w: World, permission: string) {
+  const user = await newUser(w.t);
+  await w.t.sql('insert into user_permission (id, created_at_utc, user_id, permission) values ($1, now(), $2, $3)', [newId(), user.id, permission]);
+  return user;
+}
+
+async function withModerator(w: World) {
+  const user = await newUser(w.t);
+  await addMembership(w.t, user, w.territory, { role: 'RESIDENT', capabilities: ['MODERATOR'], geoVerified: true });
+  return user;
+}
+
+async function post(w: World) {
+  const owner = await resident(w);
+  return { owner, id: await newPost(w.t, { territoryId: T(w), authorUserId: owner.id }) };
+}
+
+async function event(w: World) {
+  const owner = await resident(w);
+  return { owner, id: await newEvent(w.t, { territoryId: T(w), createdByUserId: owner.id }) };
+}
+
+async function mapEntity(w: World) {
+  const owner = await resident(w);
+  return {
+    owner,
+    id: await newMapEntity(w.t, { territoryId: T(w), createdByUserId: owner.id, latitude: w.territory.latitude, longitude: w.territory.longitude }),
+  };
+}
+
+async function created(w: World, owner: TestUser, url: string, payload: Record<string, unknown>) {
+  const res = await w.t.app.inject({ method: 'POST', url, headers: owner.headers, payload });
+  if (res.statusCode >= 300) throw new Error(`fixture ${url}: ${res.statusCode} ${res.body}`);
+  return res.json() as { id: string; evidenceId?: string; workItemId?: string };
+}
+
+async function alert(w: World) {
+  const owner = await resident(w);
+  const body = await created(w, owner, '/api/v1/alerts', { territoryId: T(w), title: 'Water', description: 'Brown water today' });
+  return { owner, id: body.id };
+}
+
+async function asset(w: World) {
+  const owner = await resident(w);
+  const { latitude, longitude } = w.territory;
+  const body = await created(w, owner, '/api/v1/assets', { territoryId: T(w), type: 'square', name: 'Main square', geoAnchors: [{ latitude, longitude }] });
+  return { owner, id: body.id };
+}
+
+async function naturalAsset(w: World) {
+  const owner = await resident(w);
+  const { latitude, longitude } = w.territory;
+  const body = await created(w, owner, `/api/v1/territories/${T(w)}/natural-assets`, {
+    territoryId: T(w),
+    type: 'SPRING',
+    name: 'Spring',
+    latitude,
+    longitude,
+  });
+  return { owner, id: body.id };
+}
+
+async function media(w: World) {
+  const owner = await resident(w);
+  const upload = multipartBody([{ field: 'file', fileName: 'a.png', contentType: 'image/png', bytes: TINY_PNG }]);
+  const res = await w.t.app.inject({ method: 'POST', url: '/api/v1/media/upload', headers: { ...owner.headers, ...upload.headers }, payload: upload.payload });
+  if (res.statusCode !== 201) throw new Error(`media fixture: ${res.statusCode} ${res.body}`);
+  return { owner, id: (res.json() as { id: string }).id };
+}
+
+/** A residency document of a fresh, unverified resident: its evidence and the curators' work item. */
+async function residencyDocument(w: World) {
+  const owner = await newResident(w.t, w.territory);
+  const upload = multipartBody([{ field: 'file', fileName: 'bill.pdf', contentType: 'application/pdf', bytes: TINY_PDF }]);
+  const res = await w.t.app.inject({
+    method: 'POST',
+    url: `/api/v1/memberships/${T(w)}/verify-residency/document/upload`,
+    headers: { ...owner.headers, ...upload.headers },
+    payload: upload.payload,
+  });
+  if (res.statusCode >= 300) throw new Error(`residency fixture: ${res.statusCode} ${res.body}`);
+  const json = res.json() as { evidenceId: string; workItemId: string };
+  return { owner, evidenceId: json.evidenceId, workItemId: json.workItemId };
+}
+
+/** An identity document of a fresh user: its evidence and the admins' work item. */
+async function identityDocument(w: World) {
+  const owner = await newUser(w.t);
+  const upload = multipartBody([{ field: 'file', fileName: 'id.pdf', contentType: 'application/pdf', bytes: TINY_PDF }]);
+  const res = await w.t.app.inject({
+    method: 'POST',
+    url: '/api/v1/verification/identity/document/upload',
+    headers: { ...owner.headers, ...upload.headers },
+    payload: upload.payload,
+  });
+  if (res.statusCode >= 300) throw new Error(`identity fixture: ${res.statusCode} ${res.body}`);
+  const json = res.json() as { evidenceId: string; workItemId: string };
+  return { owner, evidenceId: json.evidenceId, workItemId: json.workItemId };
+}
+
+async function joinRequest(w: World) {
+  const owner = await newVisitor(w.t, w.territory);
+  const recipient = await resident(w);
+  const body = await created(w, owner, `/api/v1/territories/${T(w)}/join-requests`, { recipientUserIds: [recipient.id] });
+  return { owner, id: body.id };
+}
+
+async function notification(w: World) {
+  const owner = await newUser(w.t);
+  const id = newId();
+  await w.t.sql(
+    `insert into notification (id, created_at_utc, user_id, type, title, body, data, source_key) values ($1, now(), $2, 'POST_CREATED', 'Hello', 'Body', '{}', $3)`,
+    [id, owner.id, `matrix:${id}`],
+  );
+  return { owner, id };
+}
+
+const MATRIX: Record<string, Row> = {
+  'PUT /api/v1/admin/users/{userId}/permissions/{permission}': {
+    make: async (w) => {
+      const owner = await newUser(w.t);
+      return { owner, url: `/api/v1/admin/users/${owner.id}/permissions/FINANCIAL_MANAGER` };
+    },
+    expect: adminOnly(200),
+  },
+  'DELETE /api/v1/admin/users/{userId}/permissions/{permission}': {
+    make: async (w) => {
+      const owner = await granted(w, 'FINANCIAL_MANAGER');
+      return { owner, url: `/api/v1/admin/users/${owner.id}/permissions/FINANCIAL_MANAGER` };
+    },
+    expect: adminOnly(204),
+  },
+  'PUT /api/v1/territories/{territoryId}/capabilities/{userId}/{capability}': {
+    make: async (w) => {
+      const owner = await resident(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/capabilities/${owner.id}/MODERATOR` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'DELETE /api/v1/territories/{territoryId}/capabilities/{userId}/{capability}': {
+    make: async (w) => {
+      const owner = await withModerator(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/capabilities/${owner.id}/MODERATOR` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 204, admin: 204 },
+  },
+  'GET /api/v1/territories/{id}': { make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}` }), expect: all(200) },
+  'GET /api/v1/territories/{id}/features': { make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/features` }), expect: all(200) },
+  'PUT /api/v1/territories/{id}/features': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/features`, payload: { enabledFlags: [...TERRITORY_FEATURE_FLAGS] } }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'DELETE /api/v1/users/me/interests/{tag}': { make: async (w) => ({ owner: await resident(w), url: '/api/v1/users/me/interests/surf' }), expect: all(204) },
+  'GET /api/v1/admin/system-config/{key}': {
+    make: async (w) => ({ owner: await resident(w), url: '/api/v1/admin/system-config/Media:UnattachedRetentionHours' }),
+    expect: adminOnly(200),
+  },
+  'POST /api/v1/admin/work-items/{workItemId}/complete': {
+    make: async (w) => {
+      const { owner, workItemId } = await identityDocument(w);
+      return { owner, url: `/api/v1/admin/work-items/${workItemId}/complete`, payload: { outcome: 'REJECTED' } };
+    },
+    expect: adminOnly(200),
+  },
+  'POST /api/v1/admin/verifications/identity/{workItemId}/decide': {
+    make: async (w) => {
+      const { owner, workItemId } = await identityDocument(w);
+      return { owner, url: `/api/v1/admin/verifications/identity/${workItemId}/decide`, payload: { outcome: 'REJECTED' } };
+    },
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/admin/jobs/{queue}/failed': {
+    make: async (w) => ({ owner: await resident(w), url: '/api/v1/admin/jobs/auth-cleanup/failed' }),
+    expect: adminOnly(200),
+  },
+  'POST /api/v1/admin/jobs/{queue}/{jobId}/retry': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/admin/jobs/auth-cleanup/${newId()}/retry` }),
+    expect: adminOnly(404),
+  },
+  'POST /api/v1/territories/{territoryId}/enter': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/enter` }),
+    expect: all(200),
+  },
+  'GET /api/v1/memberships/{territoryId}/me': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/memberships/${T(w)}/me` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 404, curator: 200, admin: 404 },
+  },
+  'POST /api/v1/memberships/{territoryId}/become-resident': {
+    make: async (w) => ({ owner: await newVisitor(w.t, w.territory), url: `/api/v1/memberships/${T(w)}/become-resident` }),
+    expect: { owner: 201, member: 409, visitor: 201, outsider: 409, curator: 409, admin: 201 },
+  },
+  'POST /api/v1/memberships/{territoryId}/verify-residency/geo': {
+    make: async (w) => ({
+      owner: await newResident(w.t, w.territory),
+      url: `/api/v1/memberships/${T(w)}/verify-residency/geo`,
+      payload: { latitude: w.territory.latitude, longitude: w.territory.longitude },
+    }),
+    expect: { owner: 200, member: 200, visitor: 403, outsider: 403, curator: 200, admin: 403 },
+  },
+  'POST /api/v1/memberships/{territoryId}/verify-residency/document': {
+    make: async (w) => {
+      const { owner, evidenceId } = await residencyDocument(w);
+      return { owner, url: `/api/v1/memberships/${T(w)}/verify-residency/document`, payload: { evidenceId } };
+    },
+    expect: { owner: 200, member: 404, visitor: 403, outsider: 403, curator: 404, admin: 403 },
+  },
+  'POST /api/v1/memberships/{territoryId}/verify-residency/document/upload': {
+    make: async (w) => ({
+      owner: await newResident(w.t, w.territory),
+      url: `/api/v1/memberships/${T(w)}/verify-residency/document/upload`,
+      multipart: multipartBody([{ field: 'file', fileName: 'bill.pdf', contentType: 'application/pdf', bytes: TINY_PDF }]),
+    }),
+    expect: { owner: 201, member: 201, visitor: 403, outsider: 403, curator: 201, admin: 403 },
+  },
+  'POST /api/v1/territories/{territoryId}/join-requests': {
+    make: async (w) => ({
+      owner: await newVisitor(w.t, w.territory),
+      url: `/api/v1/territories/${T(w)}/join-requests`,
+      payload: { recipientUserIds: [(await resident(w)).id] },
+    }),
+    expect: { owner: 201, member: 409, visitor: 201, outsider: 409, curator: 409, admin: 201 },
+  },
+  'GET /api/v1/join-requests/{id}': {
+    make: async (w) => {
+      const { owner, id } = await joinRequest(w);
+      return { owner, url: `/api/v1/join-requests/${id}` };
+    },
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/join-requests/{id}/approve': {
+    make: async (w) => {
+      const { owner, id } = await joinRequest(w);
+      return { owner, url: `/api/v1/join-requests/${id}/approve` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/join-requests/{id}/reject': {
+    make: async (w) => {
+      const { owner, id } = await joinRequest(w);
+      return { owner, url: `/api/v1/join-requests/${id}/reject` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/join-requests/{id}/cancel': {
+    make: async (w) => {
+      const { owner, id } = await joinRequest(w);
+      return { owner, url: `/api/v1/join-requests/${id}/cancel` };
+    },
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'GET /api/v1/territories/{territoryId}/work-items': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/work-items` }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/work-items/{workItemId}/complete': {
+    make: async (w) => {
+      const { owner, workItemId } = await residencyDocument(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/work-items/${workItemId}/complete`, payload: { outcome: 'REJECTED' } };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/verification/residency/{workItemId}/decide': {
+    make: async (w) => {
+      const { owner, workItemId } = await residencyDocument(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/verification/residency/${workItemId}/decide`, payload: { outcome: 'REJECTED' } };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/admin/evidences/{evidenceId}/download': {
+    make: async (w) => {
+      const { owner, evidenceId } = await identityDocument(w);
+      return { owner, url: `/api/v1/admin/evidences/${evidenceId}/download` };
+    },
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/evidences/{evidenceId}/download': {
+    make: async (w) => {
+      const { owner, evidenceId } = await residencyDocument(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/evidences/${evidenceId}/download` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/notifications/{id}/read': {
+    make: async (w) => {
+      const { owner, id } = await notification(w);
+      return { owner, url: `/api/v1/notifications/${id}/read` };
+    },
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'GET /api/v1/media/{id}': {
+    make: async (w) => {
+      const { owner, id } = await media(w);
+      return { owner, url: `/api/v1/media/${id}` };
+    },
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'DELETE /api/v1/media/{id}': {
+    make: async (w) => {
+      const { owner, id } = await media(w);
+      return { owner, url: `/api/v1/media/${id}` };
+    },
+    expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'GET /api/v1/territories/{territoryId}/media-config': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/media-config` }),
+    expect: all(200),
+  },
+  'PUT /api/v1/territories/{territoryId}/media-config': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/media-config`, payload: { posts: { imagesEnabled: true } } }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/users/{userId}/block': {
+    make: async (w) => blockCall(w, '/api/v1/users/{userId}/block'),
+    expect: { owner: 400, member: 204, visitor: 204, outsider: 204, curator: 204, admin: 204 },
+  },
+  'DELETE /api/v1/users/{userId}/block': {
+    make: async (w) => blockCall(w, '/api/v1/users/{userId}/block'),
+    expect: { owner: 400, member: 204, visitor: 204, outsider: 204, curator: 204, admin: 204 },
+  },
+  'POST /api/v1/blocks/users/{userId}': {
+    make: async (w) => blockCall(w, '/api/v1/blocks/users/{userId}'),
+    expect: { owner: 400, member: 204, visitor: 204, outsider: 204, curator: 204, admin: 204 },
+  },
+  'DELETE /api/v1/blocks/users/{userId}': {
+    make: async (w) => blockCall(w, '/api/v1/blocks/users/{userId}'),
+    expect: { owner: 400, member: 204, visitor: 204, outsider: 204, curator: 204, admin: 204 },
+  },
+  'GET /api/v1/events/{eventId}': { make: async (w) => eventCall(w, ''), expect: all(200) },
+  'POST /api/v1/events/{eventId}/interest': { make: async (w) => eventCall(w, '/interest'), expect: all(200) },
+  'POST /api/v1/events/{eventId}/confirm': { make: async (w) => eventCall(w, '/confirm'), expect: all(200) },
+  'POST /api/v1/events/{eventId}/cancel': {
+    make: async (w) => eventCall(w, '/cancel'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'PATCH /api/v1/alerts/{alertId}/validation': {
+    make: async (w) => {
+      const { owner, id } = await alert(w);
+      return { owner, url: `/api/v1/alerts/${id}/validation`, payload: { validated: true } };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/feed/{id}': { make: async (w) => postCall(w, ''), expect: all(200) },
+  'PATCH /api/v1/feed/{id}': {
+    make: async (w) => postCall(w, '', { title: 'Edited' }),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'DELETE /api/v1/feed/{id}': {
+    make: async (w) => postCall(w, ''),
+    expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 204, admin: 204 },
+  },
+  'POST /api/v1/feed/{id}/likes': { make: async (w) => postCall(w, '/likes'), expect: all(200) },
+  'DELETE /api/v1/feed/{id}/likes': { make: async (w) => postCall(w, '/likes'), expect: all(204) },
+  'POST /api/v1/feed/{id}/comments': { make: async (w) => postCall(w, '/comments', { content: 'Nice' }), expect: all(201) },
+  'GET /api/v1/feed/{id}/comments': { make: async (w) => postCall(w, '/comments'), expect: all(200) },
+  'POST /api/v1/feed/{id}/shares': { make: async (w) => postCall(w, '/shares'), expect: all(201) },
+  'PATCH /api/v1/map/entities/{entityId}/validation': {
+    make: async (w) => mapCall(w, '/validation', { validated: true }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/map/entities/{entityId}/relations': {
+    make: async (w) => mapCall(w, '/relations'),
+    expect: { owner: 201, member: 201, visitor: 403, outsider: 403, curator: 201, admin: 403 },
+  },
+  'POST /api/v1/map/entities/{entityId}/confirmations': {
+    make: async (w) => mapCall(w, `/confirmations?territoryId=${T(w)}`),
+    expect: { owner: 201, member: 201, visitor: 201, outsider: 403, curator: 201, admin: 403 },
+  },
+  'GET /api/v1/assets/{assetId}': { make: async (w) => assetCall(w, ''), expect: all(200) },
+  'PATCH /api/v1/assets/{assetId}': {
+    make: async (w) => assetCall(w, '', { name: 'Renamed square' }),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/assets/{assetId}/validate': {
+    make: async (w) => assetCall(w, '/validate'),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 403 },
+  },
+  'POST /api/v1/assets/{assetId}/curate': {
+    make: async (w) => assetCall(w, '/curate', { outcome: 'APPROVED' }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/assets/{assetId}/archive': {
+    make: async (w) => assetCall(w, '/archive'),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/natural-assets': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/natural-assets` }),
+    expect: all(200),
+  },
+  'POST /api/v1/territories/{territoryId}/natural-assets': {
+    make: async (w) => ({
+      owner: await resident(w),
+      url: `/api/v1/territories/${T(w)}/natural-assets`,
+      payload: { territoryId: T(w), type: 'WATERFALL', name: 'Falls', latitude: w.territory.latitude, longitude: w.territory.longitude },
+    }),
+    expect: { owner: 201, member: 201, visitor: 403, outsider: 403, curator: 201, admin: 201 },
+  },
+  'POST /api/v1/territories/{territoryId}/natural-assets/{id}/publish': {
+    make: async (w) => {
+      const { owner, id } = await naturalAsset(w);
+      return { owner, url: `/api/v1/territories/${T(w)}/natural-assets/${id}/publish` };
+    },
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+};
+
+async function blockCall(w: World, path: string): Promise<Call> {
+  const owner = await newUser(w.t);
+  return { owner, url: path.replace('{userId}', owner.id) };
+}
+async function eventCall(w: World, suffix: string): Promise<Call> {
+  const { owner, id } = await event(w);
+  return { owner, url: `/api/v1/events/${id}${suffix}` };
+}
+async function postCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await post(w);
+  return { owner, url: `/api/v1/feed/${id}${suffix}`, payload };
+}
+async function mapCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await mapEntity(w);
+  return { owner, url: `/api/v1/map/entities/${id}${suffix}`, payload };
+}
+async function assetCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await asset(w);
+  return { owner, url: `/api/v1/assets/${id}${suffix}`, payload };
+}
+
+// ---- the operations of the document that name something in their path
+
+const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+const OPERATIONS = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.keys(item)
+    .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method) && path.includes('{'))
+    .map((method) => `${method.toUpperCase()} ${path}`),
+);
+
+let world: World;
+beforeAll(async () => {
+  const t = await createTestApp();
+  const territory = await newTerritory(t, { flags: [...TERRITORY_FEATURE_FLAGS] });
+  const elsewhere = await newTerritory(t, { flags: [...TERRITORY_FEATURE_FLAGS] });
+  world = { t, territory, elsewhere };
+  await seedSystemConfig(t.deps.orm.em.fork() as EntityManager);
+});
+afterAll(() => world?.t.close());
+
+describe('authorization matrix', () => {
+  it('every operation that names something in its path has a row', () => {
+    expect(OPERATIONS.filter((op) => !MATRIX[op])).toEqual([]);
+    expect(Object.keys(MATRIX).filter((op) => !OPERATIONS.includes(op))).toEqual([]);
+  });
+
+  it.each(Object.keys(MATRIX))('%s answers each caller as written', async (op) => {
+    const row = MATRIX[op]!;
+    const method = op.split(' ')[0]!;
+    const observed = {} as Expected;
+    const callers = await callersFor(world);
+    for (const caller of CALLERS) {
+      const call = await row.make(world);
+      const who = caller === 'owner' ? call.owner : callers[caller];
+      const headers: Record<string, string> = { ...who.headers };
+      let payload: string | Buffer | Record<string, unknown> | undefined = call.payload;
+      if (call.multipart) {
+        Object.assign(headers, call.multipart.headers);
+        payload = call.multipart.payload;
+      }
+      const res = await world.t.app.inject({ method: method as 'GET', url: call.url, headers, ...(payload !== undefined ? { payload } : {}) });
+      observed[caller] = res.statusCode;
+    }
+    if (process.env.MATRIX_RECORD) console.log(`MATRIX ${op} ${JSON.stringify(observed)}`);
+    expect(observed).toEqual(row.expect);
+  });
+});
