@@ -2606,6 +2606,7 @@ export interface components {
             JOIN_REQUEST_DECIDED: boolean;
             EVENT_CREATED: boolean;
             ALERT_VALIDATED: boolean;
+            SECURITY_ALERT: boolean;
         };
         UserMediaPreferences: {
             /** Format: uuid */
@@ -2732,7 +2733,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "POST_CREATED" | "REPORT_CREATED" | "INQUIRY_RECEIVED" | "JOIN_REQUEST_RECEIVED" | "JOIN_REQUEST_DECIDED" | "EVENT_CREATED" | "ALERT_VALIDATED";
+            type: "POST_CREATED" | "REPORT_CREATED" | "INQUIRY_RECEIVED" | "JOIN_REQUEST_RECEIVED" | "JOIN_REQUEST_DECIDED" | "EVENT_CREATED" | "ALERT_VALIDATED" | "SECURITY_ALERT";
             title: string;
             body: string;
             data: {
@@ -5169,6 +5170,7 @@ export interface operations {
                     JOIN_REQUEST_DECIDED?: boolean;
                     EVENT_CREATED?: boolean;
                     ALERT_VALIDATED?: boolean;
+                    SECURITY_ALERT?: boolean;
                 };
             };
         };

@@ -14,9 +14,13 @@ export const NOTIFICATION_TYPES = [
   'JOIN_REQUEST_DECIDED',
   'EVENT_CREATED',
   'ALERT_VALIDATED',
+  'SECURITY_ALERT',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** Delivered whatever the preference flag says: a person must learn that someone is attacking their account. */
+export const ALWAYS_DELIVERED: readonly NotificationType[] = ['SECURITY_ALERT'];
 
 /**
  * A notification waiting to be delivered, written in the same transaction as the change that causes it. The

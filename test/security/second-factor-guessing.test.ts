@@ -1,3 +1,5 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { dispatchOutbox } from '../../src/routers/notifications/outbox-dispatch.job.js';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../src/platform/clock.js';
@@ -31,12 +33,24 @@ const wrongCode = async (secret: string) => ((await codeNow(secret)) === '000000
 describe('second-factor guessing is bounded per user (finding 1)', () => {
   it('2FA disable: after 10 wrong codes even the right one is refused (429) and 2FA stays on', async () => {
     const user = await enrolled();
+    // Switched off, yet delivered: a security alert ignores the preference.
+    const off = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/users/me/preferences/notifications',
+      headers: user.headers,
+      payload: { SECURITY_ALERT: false },
+    });
+    expect(off.statusCode).toBe(200);
     const wrong = await wrongCode(user.secret);
     for (let i = 0; i < 10; i++) expect((await post('/api/v1/auth/2fa/disable', { code: wrong }, user.headers)).statusCode).toBe(400);
     const locked = await post('/api/v1/auth/2fa/disable', { code: await codeNow(user.secret) }, user.headers);
     expect(locked.statusCode).toBe(429);
     expect(locked.headers['retry-after']).toBe('60');
     expect(await countRows(t, 'app_user', 'id = $1 and two_factor_enabled', [user.userId])).toBe(1);
+    // The person is told, once per lock.
+    expect((await post('/api/v1/auth/2fa/disable', { code: await codeNow(user.secret) }, user.headers)).statusCode).toBe(429);
+    await dispatchOutbox(t.deps.orm.em.fork() as EntityManager);
+    expect(await countRows(t, 'notification', "type = 'SECURITY_ALERT' and user_id = $1", [user.userId])).toBe(1);
   });
 
   it('a burst of 40 parallel guesses gets at most 10 checked', async () => {

@@ -10,18 +10,29 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { tooManyRequests } from '../../platform/problems.js';
+import { enqueueNotification } from '../notifications/outbox.js';
 
 const MAX_ATTEMPTS = 10;
 const WINDOW_MS = 15 * 60_000;
 
-/** The subject of every second-factor check of a user (login challenges, confirm, disable alike). */
-export const secondFactorSubject = (userId: string) => `second-factor:${userId}`;
+/** What is guessed and whose: the key its attempts are counted under, and the person told when it locks. */
+export interface CredentialSubject {
+  key: string;
+  /** Told (notification) when the subject locks; null for a credential of no person (a client secret). */
+  userId: string | null;
+  /** In the notification: "your second factor". */
+  label: string;
+}
+
+/** The subject of every second-factor check of a user (login challenges, confirm, disable, step-up alike). */
+export const secondFactorSubject = (userId: string): CredentialSubject => ({ key: `second-factor:${userId}`, userId, label: 'second factor' });
 
 /**
  * Runs `check` unless the subject's attempts are spent (then 429, and `check` is not run). `em` must not be inside a
  * transaction: the count has to survive the caller's failure.
  */
-export async function guardedCheck(em: EntityManager, subjectKey: string, now: Date, check: () => Promise<boolean>): Promise<boolean> {
+export async function guardedCheck(em: EntityManager, subject: CredentialSubject, now: Date, check: () => Promise<boolean>): Promise<boolean> {
+  const subjectKey = subject.key;
   const [row] = await execSql<{ attempts: number }>(
     em,
     `insert into credential_attempt (subject_key, attempts, window_started_at_utc) values (?, 1, ?)
@@ -34,7 +45,18 @@ export async function guardedCheck(em: EntityManager, subjectKey: string, now: D
   );
   if ((row?.attempts ?? 0) > MAX_ATTEMPTS) {
     if (row?.attempts === MAX_ATTEMPTS + 1) {
+      // Once per lock: the person learns that someone is guessing, and can sign out everywhere.
       audit(em, { actorUserId: null, action: 'auth.credential_locked', subjectType: 'Credential', subjectId: subjectKey });
+      if (subject.userId) {
+        enqueueNotification(em, {
+          type: 'SECURITY_ALERT',
+          recipientUserIds: [subject.userId],
+          title: 'Too many wrong codes',
+          body: `Your ${subject.label} was entered wrongly ${MAX_ATTEMPTS} times; it is locked for ${WINDOW_MS / 60_000} minutes. If this was not you, sign out everywhere.`,
+          data: { subject: subject.label, lockedUntilUtc: new Date(now.getTime() + WINDOW_MS).toISOString() },
+          sourceKey: `credential-locked:${subjectKey}:${now.getTime()}`,
+        });
+      }
       await em.flush();
     }
     throw tooManyRequests();

@@ -169,5 +169,5 @@ export const eraseSessionsAndFactors: AccountEraser = async ({ em, userId, at })
   await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
   await execSql(em, 'delete from recovery_code where user_id = ?', [userId]);
   await execSql(em, 'delete from two_factor_challenge where user_id = ?', [userId]);
-  await execSql(em, 'delete from credential_attempt where subject_key = ?', [secondFactorSubject(userId)]);
+  await execSql(em, 'delete from credential_attempt where subject_key = ?', [secondFactorSubject(userId).key]);
 };

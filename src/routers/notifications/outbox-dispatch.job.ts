@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import type { Realtime } from '../../realtime/realtime.js';
 import { notificationPreferencesOf } from '../preferences/preferences.queries.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
-import type { NotificationType } from '../../entities/notification.entity.js';
+import { ALWAYS_DELIVERED, type NotificationType } from '../../entities/notification.entity.js';
 import { NOTIFICATION_CHANNEL } from './notifications.live.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
@@ -80,7 +80,9 @@ async function dispatchBatch(em: EntityManager, batchSize: number, options: Disp
   );
   let delivered = 0;
   for (const row of rows) {
-    const recipients = [...new Set(row.recipient_user_ids)].filter((userId) => preferences.get(userId)?.[row.type] !== false);
+    const recipients = [...new Set(row.recipient_user_ids)].filter(
+      (userId) => ALWAYS_DELIVERED.includes(row.type) || preferences.get(userId)?.[row.type] !== false,
+    );
     if (recipients.length > 0) delivered += await insertNotifications(em, row, recipients);
     await options.afterMessage?.(row.id);
   }
