@@ -16,6 +16,8 @@ import type { AppConfig } from './config.js';
 import { createOrm, migrate } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
 import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
+import { bodyDrainPlugin } from './http/body-drain.js';
+import { clientErrorHandler, frameworkError } from './http/edge-errors.js';
 import { errorsPlugin } from './http/errors.js';
 import { RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
@@ -84,16 +86,23 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
     bodyLimit: 1024 * 1024,
     // Ids are UUIDs; long garbage in a path should not reach the router's regexes.
     routerOptions: { maxParamLength: 200 },
+    // What fails before routing, or before HTTP parsing completes, still answers problem details (src/http/edge-errors.ts).
+    frameworkErrors: frameworkError,
+    clientErrorHandler,
   });
 
   // External
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
+  await app.register(bodyDrainPlugin);
   if (config.production) await app.register(httpsRedirectPlugin, { publicBaseUrl: config.publicBaseUrl! });
   await app.register(cors, {
     origin: config.cors.allowedOrigins.includes('*') ? true : config.cors.allowedOrigins,
     credentials: !config.cors.allowedOrigins.includes('*'),
     exposedHeaders: ['Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    // An OPTIONS without the preflight headers (a probe, a client asking what a path allows) is answered 204, not
+    // with the plugin's plain-text 400.
+    strictPreflight: false,
   });
   // An empty JSON body on POST counts as `{}`: body-less actions (enter, approve...) must not fail on it.
   app.removeContentTypeParser('application/json');

@@ -2,8 +2,13 @@ import { z } from 'zod';
 
 const EARTH_RADIUS_KM = 6371.0088;
 
-export const zLatitude = z.number().min(-90).max(90);
-export const zLongitude = z.number().min(-180).max(180);
+/**
+ * Coordinates keep 7 decimals (about 1 cm): beyond that they mean nothing, and a stored subnormal value such as
+ * 5e-324 would make PostgreSQL's float arithmetic underflow (22003) in every distance computed against it.
+ */
+const toCentimetres = (value: number) => Math.round(value * 1e7) / 1e7 || 0;
+export const zLatitude = z.number().min(-90).max(90).overwrite(toCentimetres);
+export const zLongitude = z.number().min(-180).max(180).overwrite(toCentimetres);
 
 export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
   const rad = Math.PI / 180;
@@ -26,6 +31,18 @@ export function boundingBox(lat: number, lng: number, radiusKm: number) {
   };
 }
 
-/** SQL expression of the haversine distance in km from ($lat, $lng) to the row's latitude/longitude columns. */
-export const haversineSql = (latParam: string, lngParam: string, latCol = 'latitude', lngCol = 'longitude') =>
-  `(2 * ${EARTH_RADIUS_KM} * asin(least(1, sqrt(power(sin(radians(${latCol} - ${latParam}) / 2), 2) + cos(radians(${latParam})) * cos(radians(${latCol})) * power(sin(radians(${lngCol} - ${lngParam}) / 2), 2)))))`;
+/** A degree value with its tiny fractions cut, so that no product below can underflow (22003) on stored data. */
+const degreesSql = (expression: string) => `round((${expression})::numeric, 9)::float8`;
+
+/**
+ * SQL expression of the haversine distance in km from ($lat, $lng) to the row's latitude/longitude columns. Values
+ * are rounded before the trigonometry: a row stored before coordinates were validated to 7 decimals (5e-324) must
+ * not turn every reader's query into an error.
+ */
+export const haversineSql = (latParam: string, lngParam: string, latCol = 'latitude', lngCol = 'longitude') => {
+  const dLat = degreesSql(`${latCol} - ${latParam}`);
+  const dLng = degreesSql(`${lngCol} - ${lngParam}`);
+  const lat1 = degreesSql(latParam);
+  const lat2 = degreesSql(latCol);
+  return `(2 * ${EARTH_RADIUS_KM} * asin(least(1, sqrt(power(sin(radians(${dLat}) / 2), 2) + cos(radians(${lat1})) * cos(radians(${lat2})) * power(sin(radians(${dLng}) / 2), 2)))))`;
+};

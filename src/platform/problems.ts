@@ -18,6 +18,9 @@ export const PROBLEM_CODES = [
   'METHOD_NOT_ALLOWED',
   'NOT_ACCEPTABLE',
   'PAYLOAD_TOO_LARGE',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
   'UNSUPPORTED_MEDIA_TYPE',
   'PARSE_ERROR',
   'CSRF_TOKEN_INVALID',
@@ -78,11 +81,26 @@ export const PROBLEM_CODES = [
   'ASSET_STATUS_CHANGED',
   'NATURAL_ASSET_NOT_PENDING',
   'MARKETPLACE_DISABLED',
+  'NOT_STORE_OWNER',
+  'ITEM_ARCHIVED',
+  'CANNOT_INQUIRE_OWN_ITEM',
   'CHAT_DISABLED',
+  'IDENTITY_NOT_VERIFIED',
+  'NOT_PARTICIPANT',
+  'NOT_GROUP_OWNER',
+  'NOT_A_GROUP',
+  'CONVERSATION_NOT_ACTIVE',
+  'GROUP_STATUS_CONFLICT',
+  'USER_BLOCKED',
+  'CONTACT_NOT_ALLOWED',
+  'CANNOT_MESSAGE_SELF',
+  'OWNER_CANNOT_LEAVE',
   'POSTING_RESTRICTED',
   'TOO_MANY_SUBSCRIPTIONS',
   'TOO_MANY_CONNECTIONS',
   'STEP_UP_REQUIRED',
+  'RANGE_NOT_SATISFIABLE',
+  'DATABASE_UNAVAILABLE',
   // tRPC's own 4xx codes, passed through when a procedure throws a plain TRPCError.
   'PAYMENT_REQUIRED',
   'METHOD_NOT_SUPPORTED',
@@ -140,6 +158,41 @@ export function isDataException(error: unknown): boolean {
 }
 export const invalidValue = () => new AppError('BAD_REQUEST', 'INVALID_VALUE', 'A value in the request is out of range or malformed.');
 
+/** Network failures of a database connection (refused, reset, unreachable, timed out). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * SQLSTATEs of a database that is gone or cannot serve now: connection exceptions (class 08, but 08P01, a protocol
+ * violation, is the client's value), admin/crash shutdown and "cannot connect now" (57P01-57P03), too many
+ * connections (53300), a statement cancelled by statement_timeout (57014).
+ */
+const UNAVAILABLE_STATES = /^(08(?!P01)[0-9A-Z]{3}|57P0[1-3]|53300|57014)$/;
+/** What `pg` and its pool say when a connection breaks, cannot be made in time or the pool is closing. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|not queryable|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|Cannot use a pool after calling end/i;
+
+/** The first error in `error`, its `cause` chain and AggregateError members that says the database is unavailable. */
+function unavailableError(error: unknown, depth = 0): { code?: string } | null {
+  if (!error || typeof error !== 'object' || depth > 5) return null;
+  const e = error as { code?: unknown; sqlState?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const state = typeof e.sqlState === 'string' ? e.sqlState : typeof e.code === 'string' ? e.code : undefined;
+  if (state && (NETWORK_CODES.has(state) || UNAVAILABLE_STATES.test(state))) return { code: state };
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return { code: state };
+  if (Array.isArray(e.errors)) for (const inner of e.errors) if (unavailableError(inner, depth + 1)) return unavailableError(inner, depth + 1);
+  return unavailableError(e.cause, depth + 1);
+}
+
+/** Whether an error means the database cannot be reached or cannot serve right now (the client should retry). */
+export const isDatabaseUnavailable = (error: unknown): boolean => unavailableError(error) !== null;
+/** The code of a database-unavailable error (`ECONNREFUSED`, `57P01`...), for logs and start-up messages. */
+export const databaseErrorCode = (error: unknown): string => unavailableError(error)?.code ?? 'connection lost';
+
+/** Seconds a client should wait before retrying a request the database could not serve. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const databaseUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'DATABASE_UNAVAILABLE', 'The database is unavailable. Please try again shortly.', {
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+
 export const RATE_LIMIT_DETAIL = 'Rate limit exceeded. Please try again later.';
 
 const TITLES: Record<number, string> = {
@@ -149,11 +202,15 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

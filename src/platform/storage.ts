@@ -5,13 +5,19 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { normalizePath } from './text.js';
 
+/** An object found in storage: its size, and its bytes on demand (`end` inclusive, as in HTTP ranges). */
+export interface StoredFile {
+  sizeBytes: number;
+  read(range?: { start: number; end: number }): Readable;
+}
+
 /** Where uploaded bytes live. Local disk by default; an S3-compatible store can implement the same interface. */
 export interface Storage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** Stores the content of a local file (an upload's temporary file) without reading it into memory. */
   putFile(key: string, sourcePath: string): Promise<void>;
-  /** null when the object does not exist. */
-  open(key: string): Promise<{ stream: Readable; sizeBytes: number } | null>;
+  /** null when the object does not exist; the bytes are read only when `read` is called (whole, or one range). */
+  open(key: string): Promise<StoredFile | null>;
   remove(key: string): Promise<void>;
 }
 
@@ -47,7 +53,7 @@ export class LocalDiskStorage implements Storage {
     const path = this.pathOf(key);
     try {
       const info = await stat(path);
-      return { stream: createReadStream(path), sizeBytes: info.size };
+      return { sizeBytes: info.size, read: (range?: { start: number; end: number }) => createReadStream(path, range ?? {}) };
     } catch {
       return null;
     }

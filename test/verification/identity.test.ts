@@ -70,7 +70,6 @@ describe('POST /api/v1/verification/identity/document/upload', () => {
     });
     const stored = await t.deps.storage.open(evidence!.storage_key);
     expect(stored?.sizeBytes).toBe(TINY_PNG.length);
-    stored?.stream.destroy();
     // The cached user is dropped at once: /users/me already says Pending.
     const me = await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: user.headers });
     expect(me.json()).toMatchObject({ identityVerificationStatus: 'Pending' });

@@ -1,4 +1,5 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendStoredFile } from '../../http/stored-file.js';
 import { z } from 'zod';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { requirePermission } from '../../http/route-auth.js';
@@ -18,15 +19,21 @@ export const evidenceFileResponse = {
   content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
 };
 
-/** Streams an opened evidence file as an attachment, never cached. */
-export function sendEvidenceFile(reply: FastifyReply, download: EvidenceDownload) {
-  return reply
-    .status(200)
-    .header('Content-Type', download.mimeType)
-    .header('Content-Length', String(download.sizeBytes))
-    .header('Content-Disposition', `attachment; filename="${download.fileName}"`)
-    .header('Cache-Control', 'private, no-store')
-    .send(download.stream);
+/** Ranges and validators of an evidence download (src/http/stored-file.ts). */
+export const evidenceRangeResponses = {
+  '206': { description: 'One byte range of the file (`Range: bytes=start-end`)' },
+  '304': { description: 'Not modified (`If-None-Match` names the current ETag)' },
+  '416': { description: 'The range is outside the file' },
+};
+
+/** Streams an opened evidence file as an attachment (ranges and validators supported), never stored by caches. */
+export function sendEvidenceFile(request: FastifyRequest, reply: FastifyReply, download: EvidenceDownload) {
+  return sendStoredFile(request, reply, download.file, {
+    contentType: download.mimeType,
+    disposition: `attachment; filename="${download.fileName}"`,
+    etag: download.etag,
+    cacheControl: 'private, no-store',
+  });
 }
 
 /** Evidence downloads are streams, so plain routes. */
@@ -36,7 +43,7 @@ export const evidenceRoutes: PlainRoutes = {
       requirePermission(request, 'SYSTEM_ADMIN');
       // A ZodError is rendered as a 400 VALIDATION_FAILED naming the field.
       const { evidenceId } = evidenceParams.parse(request.params);
-      return sendEvidenceFile(reply, await openEvidence(serviceContextOf(request, deps), { evidenceId }));
+      return sendEvidenceFile(request, reply, await openEvidence(serviceContextOf(request, deps), { evidenceId }));
     });
   },
   openapi: {
@@ -48,6 +55,7 @@ export const evidenceRoutes: PlainRoutes = {
         requestParams: { path: evidenceParams },
         responses: {
           '200': evidenceFileResponse,
+          ...evidenceRangeResponses,
           '400': { description: 'Malformed id' },
           '401': { description: 'Unauthorized' },
           '403': { description: 'Forbidden' },

@@ -1,5 +1,5 @@
 import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
-import type { Readable } from 'node:stream';
+import type { StoredFile } from '../../platform/storage.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Evidence } from '../../entities/evidence.entity.js';
 import { notFound } from '../../platform/problems.js';
@@ -9,8 +9,9 @@ export type EvidenceRow = InferEntity<typeof Evidence>;
 
 /** An evidence file opened for download: the route streams it with these headers. */
 export interface EvidenceDownload {
-  stream: Readable;
-  sizeBytes: number;
+  file: StoredFile;
+  /** Strong validator: an evidence's bytes never change. */
+  etag: string;
   mimeType: string;
   fileName: string;
 }
@@ -45,11 +46,6 @@ export async function openEvidence(ctx: ServiceContext, input: { evidenceId: str
     territoryId: evidence.territoryId ?? null,
     data: { kind: evidence.kind },
   });
-  try {
-    await em.flush();
-  } catch (error) {
-    file.stream.destroy();
-    throw error;
-  }
-  return { stream: file.stream, sizeBytes: file.sizeBytes, mimeType: evidence.mimeType, fileName: downloadName(evidence) };
+  await em.flush();
+  return { file, etag: `"${evidence.id}"`, mimeType: evidence.mimeType, fileName: downloadName(evidence) };
 }

@@ -5,6 +5,7 @@ import { zId } from '../../platform/ids.js';
 import { badRequest, validationFailed } from '../../platform/problems.js';
 import { zodFieldErrors } from '../../trpc/init.js';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
+import { sendStoredFile } from '../../http/stored-file.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
 import { openMediaFor } from './media-access.js';
@@ -13,6 +14,11 @@ import { mediaUrl, purgeDeletedMedia, uploadLimitOf, uploadMedia } from './media
 const UPLOAD_PATH = '/api/v1/media/upload';
 const MEDIA_PATH = '/api/v1/media/{id}';
 const mediaParams = z.object({ id: zId });
+const MEDIA_CONTENT = {
+  'image/*': { schema: z.string().meta({ format: 'binary' }) },
+  'video/*': { schema: z.string().meta({ format: 'binary' }) },
+  'audio/*': { schema: z.string().meta({ format: 'binary' }) },
+};
 
 /** Media upload (multipart) and streaming: plain routes beside the tRPC procedures (delete is one of those). */
 export const mediaRoutes: PlainRoutes = {
@@ -37,17 +43,14 @@ export const mediaRoutes: PlainRoutes = {
       if (!params.success) throw validationFailed('id', 'must be a UUID');
       const { asset, file } = await openMediaFor(ctx, params.data);
       const ext = /\.([a-z0-9]{1,10})$/i.exec(asset.storageKey)?.[1];
-      return (
-        reply
-          .status(200)
-          .header('Content-Type', asset.mimeType)
-          .header('Content-Length', String(file.sizeBytes))
-          .header('Content-Disposition', `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`)
-          // The bytes behind an id never change, but who may read them does (blocks, memberships, visibility edits):
-          // only the reader's own cache keeps them, and briefly.
-          .header('Cache-Control', 'private, max-age=300')
-          .send(file.stream)
-      );
+      return sendStoredFile(request, reply, file, {
+        contentType: asset.mimeType,
+        disposition: `inline; filename="${ext ? `${asset.id}.${ext}` : asset.id}"`,
+        // The bytes behind an id never change (a strong validator), but who may read them does (blocks,
+        // memberships, visibility edits): only the reader's own cache keeps them, and briefly.
+        etag: `"${asset.id}"`,
+        cacheControl: 'private, max-age=300',
+      });
     });
   },
   openapi: {
@@ -88,16 +91,19 @@ export const mediaRoutes: PlainRoutes = {
         responses: {
           '200': {
             description: 'The bytes, with their sniffed content type',
-            headers: z.object({ 'Content-Type': z.string(), 'Content-Length': z.string() }),
-            content: {
-              'image/*': { schema: z.string().meta({ format: 'binary' }) },
-              'video/*': { schema: z.string().meta({ format: 'binary' }) },
-              'audio/*': { schema: z.string().meta({ format: 'binary' }) },
-            },
+            headers: z.object({ 'Content-Type': z.string(), 'Content-Length': z.string(), ETag: z.string(), 'Accept-Ranges': z.literal('bytes') }),
+            content: MEDIA_CONTENT,
           },
+          '206': {
+            description: 'One byte range of the file (`Range: bytes=start-end`, `bytes=start-` or `bytes=-suffix`)',
+            headers: z.object({ 'Content-Range': z.string(), 'Content-Length': z.string(), ETag: z.string() }),
+            content: MEDIA_CONTENT,
+          },
+          '304': { description: 'Not modified (`If-None-Match` names the current ETag)' },
           '400': { description: 'Malformed id' },
           '401': { description: 'Unauthorized' },
           '404': { description: 'Unknown or deleted media, or media the caller may not see' },
+          '416': { description: 'The range is outside the file (`Content-Range: bytes */size`)' },
         },
       },
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type PlainRoutes, serviceContextOf } from '../../http/plain-routes.js';
 import { zId } from '../../platform/ids.js';
-import { evidenceFileResponse, sendEvidenceFile } from '../evidence/evidence.routes.js';
+import { evidenceFileResponse, evidenceRangeResponses, sendEvidenceFile } from '../evidence/evidence.routes.js';
 import { openTerritoryEvidence } from './territory-work-items.service.js';
 
 const DOWNLOAD_PATH = '/api/v1/territories/{territoryId}/evidences/{evidenceId}/download';
@@ -13,7 +13,7 @@ export const territoryEvidenceRoutes: PlainRoutes = {
     app.get(DOWNLOAD_PATH.replace('{territoryId}', ':territoryId').replace('{evidenceId}', ':evidenceId'), async (request, reply) => {
       const ctx = serviceContextOf(request, deps);
       const input = downloadParams.parse(request.params);
-      return sendEvidenceFile(reply, await openTerritoryEvidence(ctx, input));
+      return sendEvidenceFile(request, reply, await openTerritoryEvidence(ctx, input));
     });
   },
   openapi: {
@@ -25,6 +25,7 @@ export const territoryEvidenceRoutes: PlainRoutes = {
         requestParams: { path: downloadParams },
         responses: {
           '200': evidenceFileResponse,
+          ...evidenceRangeResponses,
           '400': { description: 'Malformed id' },
           '401': { description: 'Unauthorized' },
           '403': { description: 'Not CURATOR or MODERATOR of the territory' },
