@@ -19,7 +19,7 @@ import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { bodyDrainPlugin } from './http/body-drain.js';
 import { clientErrorHandler, frameworkError } from './http/edge-errors.js';
 import { errorsPlugin } from './http/errors.js';
-import { RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
+import { MemoryCounterStore, PostgresCounterStore, RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
 import { WebSocketGuard } from './http/websocket-guard.js';
@@ -74,7 +74,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   const storage = new LocalDiskStorage(join(config.dataDir, 'files'));
   const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
-  const rateLimiter = new RateLimiter();
+  const rateLimiter = new RateLimiter(config.rateLimit.store === 'postgres' ? new PostgresCounterStore(orm.em as EntityManager) : new MemoryCounterStore());
   const websockets = new WebSocketGuard();
   const deps: AppDeps = { config, orm, storage, jobs, realtime, rateLimiter, websockets };
 

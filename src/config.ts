@@ -33,6 +33,8 @@ const environmentSchema = z.object({
   RateLimiting__Auth__PermitLimit: int(5),
   RateLimiting__FeedRead__PermitLimit: int(100),
   RateLimiting__Write__PermitLimit: int(30),
+  /** Where counters live: `postgres` (shared by every API process) or `memory` (this process only). */
+  RateLimiting__Store: z.enum(['postgres', 'memory']).default('postgres'),
   JOBS__ENABLED: bool.default(true),
   METRICS__TOKEN: z.string().default(''),
   TRUST_PROXY: z.string().default('loopback'),
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       auth: e.RateLimiting__Auth__PermitLimit,
       feedRead: e.RateLimiting__FeedRead__PermitLimit,
       write: e.RateLimiting__Write__PermitLimit,
+      store: e.RateLimiting__Store,
     }),
     jobsEnabled: e.JOBS__ENABLED,
   });

@@ -1,4 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
@@ -7,48 +8,79 @@ import { RATE_LIMIT_DETAIL } from '../platform/problems.js';
 /** The rate-limit bucket an operation counts against (DESIGN section 9). */
 export type RateBucket = 'auth' | 'feedRead' | 'write' | 'global';
 
-interface Counter {
-  current: number;
-  iterationStartMs: number;
+type Hit = { current: number; ttl: number };
+
+/** Where counters live: hits of a key in the current fixed window, and how long the window has left. */
+export interface CounterStore {
+  hit(key: string, windowMs: number): Promise<Hit>;
 }
 
-/**
- * One in-memory store per app, shared by all its REST routes and by the tRPC call pipeline, so everything of one
- * bucket counts together whatever the transport (the plugin's own store gives each route its own counters). Keys
- * are the caller key plus the bucket's suffix (`u:<id>:auth`; none for the global bucket), as the plugin's
- * `groupId` builds them.
- */
-export class RateLimiter {
-  private readonly counters = new Map<string, Counter>();
-  incr(key: string, cb: (err: Error | null, res: { current: number; ttl: number }) => void, timeWindow: number) {
+/** One process's counters (tests of the limiter itself, a single-process deployment that opts in). */
+export class MemoryCounterStore implements CounterStore {
+  private readonly counters = new Map<string, { current: number; iterationStartMs: number }>();
+  async hit(key: string, windowMs: number): Promise<Hit> {
     const now = Date.now();
     let c = this.counters.get(key);
-    if (!c || c.iterationStartMs + timeWindow <= now) {
+    if (!c || c.iterationStartMs + windowMs <= now) {
       c = { current: 0, iterationStartMs: now };
-      if (this.counters.size > 100_000) this.sweep(now, timeWindow);
+      if (this.counters.size > 100_000) this.sweep(now, windowMs);
       this.counters.set(key, c);
     }
     c.current += 1;
-    cb(null, { current: c.current, ttl: timeWindow - (now - c.iterationStartMs) });
+    return { current: c.current, ttl: windowMs - (now - c.iterationStartMs) };
   }
-  read(key: string, cb: (err: Error | null, res: { current: number; ttl: number }) => void, timeWindow: number) {
-    const now = Date.now();
-    const c = this.counters.get(key);
-    if (!c || c.iterationStartMs + timeWindow <= now) cb(null, { current: 0, ttl: 0 });
-    else cb(null, { current: c.current, ttl: timeWindow - (now - c.iterationStartMs) });
+  private sweep(now: number, windowMs: number) {
+    for (const [key, c] of this.counters) if (c.iterationStartMs + windowMs <= now) this.counters.delete(key);
+  }
+}
+
+/**
+ * Counters in PostgreSQL, shared by every API process: one upsert per counted request (an UNLOGGED table), so a
+ * caller's limit holds whichever instance a load balancer sends them to. The window is the database's clock.
+ */
+export class PostgresCounterStore implements CounterStore {
+  constructor(private readonly em: EntityManager) {}
+  async hit(key: string, windowMs: number): Promise<Hit> {
+    const [row] = await this.em.getConnection().execute<{ hits: number; ttl_ms: number }[]>(
+      `insert into rate_limit_counter (key, window_started_at_utc, hits) values (?, clock_timestamp(), 1)
+       on conflict (key) do update set
+         hits = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => ?) then 1
+                     else rate_limit_counter.hits + 1 end,
+         window_started_at_utc = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => ?)
+                                      then excluded.window_started_at_utc else rate_limit_counter.window_started_at_utc end
+       returning hits, greatest(0, extract(epoch from window_started_at_utc + make_interval(secs => ?) - clock_timestamp()) * 1000)::int as ttl_ms`,
+      [key, windowMs / 1000, windowMs / 1000, windowMs / 1000],
+    );
+    return { current: row?.hits ?? 1, ttl: row?.ttl_ms ?? windowMs };
+  }
+}
+
+/**
+ * The one counter store of an app, shared by all its REST routes and by the tRPC call pipeline, so everything of one
+ * bucket counts together whatever the transport (the plugin's own store gives each route its own counters). Keys
+ * are the caller key plus the bucket's suffix (`u:<id>:auth`; none for the global bucket), as the plugin's
+ * `groupId` builds them. A store failure lets the request through (the database being down fails it anyway).
+ */
+export class RateLimiter {
+  constructor(private readonly store: CounterStore = new MemoryCounterStore()) {}
+  incr(key: string, cb: (err: Error | null, res: Hit) => void, timeWindow: number) {
+    this.store.hit(key, timeWindow).then(
+      (res) => cb(null, res),
+      (error: unknown) => cb(error instanceof Error ? error : new Error(String(error)), { current: 0, ttl: timeWindow }),
+    );
   }
   /** Counts one call of `callerKey` in the bucket; false when it is over the bucket's limit. */
-  charge(config: AppConfig, bucket: RateBucket, callerKey: string): boolean {
+  async charge(config: AppConfig, bucket: RateBucket, callerKey: string): Promise<boolean> {
     const windowMs = config.rateLimit.windowSeconds * 1000;
-    let allowed = true;
-    this.incr(`${callerKey}${bucket === 'global' ? '' : `:${bucket}`}`, (_err, res) => (allowed = res.current <= bucketLimit(config, bucket)), windowMs);
-    return allowed;
+    try {
+      const res = await this.store.hit(`${callerKey}${bucket === 'global' ? '' : `:${bucket}`}`, windowMs);
+      return res.current <= bucketLimit(config, bucket);
+    } catch {
+      return true;
+    }
   }
   child() {
     return this;
-  }
-  private sweep(now: number, timeWindow: number) {
-    for (const [key, c] of this.counters) if (c.iterationStartMs + timeWindow <= now) this.counters.delete(key);
   }
 }
 
@@ -79,11 +111,11 @@ export const rateLimitPlugin = fp(
       allowList: (request) => request.url.startsWith('/trpc'),
       store: class {
         incr = limiter.incr.bind(limiter);
-        read = limiter.read.bind(limiter);
         child() {
           return this;
         }
       } as never,
+      skipOnError: true,
       addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
       addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
       errorResponseBuilder: (request) => {

@@ -1,0 +1,59 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { newUser } from '../factories/index.js';
+import { appDatabaseUrl, createTestApp, type TestApp } from '../setup/test-app.js';
+
+/** Two API processes on one database: a caller's limit holds across them (counters in PostgreSQL). */
+const LIMITS = { RateLimiting__PermitLimit: '6', RateLimiting__Write__PermitLimit: '4', RateLimiting__Auth__PermitLimit: '100', RateLimiting__FeedRead__PermitLimit: '100' };
+let a: TestApp;
+let b: BuiltApp;
+beforeAll(async () => {
+  a = await createTestApp(LIMITS);
+  b = await buildApp(
+    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS__ENABLED: 'false', DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-b-')), ...LIMITS }),
+    appDatabaseUrl(a.databaseUrl),
+  );
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+describe('rate limits across API instances', () => {
+  it('a user alternating between two instances gets the bucket once, not once per instance', async () => {
+    const user = await newUser(a);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const app = i % 2 === 0 ? a.app : b.app;
+      statuses.push((await app.inject({ method: 'GET', url: '/api/v1/users/me/interests', headers: user.headers })).statusCode);
+    }
+    expect(statuses.filter((s) => s === 200).length).toBe(6);
+    expect(statuses.slice(6)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('tRPC calls and REST requests on either instance draw on the same bucket', async () => {
+    const user = await newUser(a);
+    const codes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const app = i % 2 === 0 ? a.app : b.app;
+      const res = await app.inject({
+        method: 'POST',
+        url: i % 3 === 0 ? '/trpc/interests.add' : '/api/v1/users/me/interests',
+        headers: { ...user.headers, 'content-type': 'application/json' },
+        payload: { interestTag: `tag${i}` },
+      });
+      codes.push(res.statusCode < 300 ? 'ok' : String(res.statusCode));
+    }
+    expect(codes).toEqual(['ok', 'ok', 'ok', 'ok', '429', '429']);
+  });
+
+  it('the counter is one row per caller and bucket, and is cleaned once its window is long over', async () => {
+    const rows = await a.sql<{ key: string }>('select key from rate_limit_counter');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => /^(u|ip):/.test(r.key))).toBe(true);
+  });
+});
