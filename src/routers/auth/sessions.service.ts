@@ -86,8 +86,8 @@ export async function signOutEverywhere(ctx: ServiceContext): Promise<void> {
  * sockets. Unknown tokens change nothing.
  */
 export async function logout(ctx: PublicServiceContext, input: { refreshToken: string }): Promise<void> {
-  await ctx.em.transactional(async (tx) => {
-    const ended = await execSql<{ user_id: string; family_id: string }>(
+  const ended = await ctx.em.transactional(async (tx) => {
+    const sessions = await execSql<{ user_id: string; family_id: string }>(
       tx,
       `with ended as (update refresh_token set revoked_at_utc = ?
                        where revoked_at_utc is null and family_id = (select family_id from refresh_token where token_hash = ?)
@@ -95,8 +95,11 @@ export async function logout(ctx: PublicServiceContext, input: { refreshToken: s
        select distinct user_id, family_id from ended`,
       [ctx.clock.now(), sha256(input.refreshToken)],
     );
-    for (const session of ended) await announceCallerChange(tx, { userId: session.user_id, sessionId: session.family_id });
+    for (const session of sessions) await announceCallerChange(tx, { userId: session.user_id, sessionId: session.family_id });
+    return sessions;
   });
+  // Other processes learn it from the announcement; this one at once, before it answers.
+  for (const session of ended) forgetCachedUser(session.user_id);
 }
 
 /** A completed login: a new session, with the first refresh token of its family and an access token. */
@@ -120,6 +123,7 @@ async function revokeFamily(em: EntityManager, token: InferEntity<typeof Refresh
       data: { familyId: token.familyId },
     });
   });
+  forgetCachedUser(token.userId);
 }
 
 /** When the session's login happened: its family's first token was issued then. */

@@ -11,6 +11,7 @@ import { User } from '../../entities/user.entity.js';
 import { clock } from '../../platform/clock.js';
 import { badRequest, conflict, notFound, unauthorized } from '../../platform/problems.js';
 import type { LoginOutput } from './auth.schemas.js';
+import { forgetCachedUser } from '../../policy/caller.js';
 import { issueSession, revokeAllSessions, sha256 } from './sessions.service.js';
 
 const MAX_CHALLENGE_ATTEMPTS = 5;
@@ -123,6 +124,7 @@ export async function confirm(ctx: ServiceContext, input: { code: string }) {
     return true;
   });
   if (!enabled) throw conflict('Two-factor authentication is already enabled.', 'TWO_FACTOR_ALREADY_ENABLED');
+  forgetCachedUser(userId);
   return { recoveryCodes };
 }
 
@@ -229,5 +231,6 @@ export async function disable(ctx: ServiceContext, input: SecondFactorProof) {
       data: { proof: proof.code ? 'totp' : 'recoveryCode' },
     });
   });
+  forgetCachedUser(userId);
   return { twoFactorEnabled: false };
 }
