@@ -15,8 +15,8 @@ import { migrateDatabase } from './orm.js';
  */
 export const APP_ROLE = 'territory_app';
 
-/** Tables the app may read and append to, never change or delete from. Add the ledger here when it exists. */
-export const APPEND_ONLY_TABLES: readonly string[] = ['audit_entry'];
+/** Tables the app may read and append to, never change or delete from (the ledger's triggers refuse it too). */
+export const APPEND_ONLY_TABLES: readonly string[] = ['audit_entry', 'ledger_transaction', 'ledger_entry'];
 
 /** MikroORM's record of applied migrations: the app reads it (an up-to-date `migrate` is a no-op), never writes it. */
 const MIGRATIONS_TABLE = 'mikro_orm_migrations';

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../config.js';
+import { Item } from '../../entities/item.entity.js';
 import { TerritoryMembership } from '../../entities/membership.entity.js';
+import { Store } from '../../entities/store.entity.js';
 import { Territory } from '../../entities/territory.entity.js';
 import { User, UserPermission } from '../../entities/user.entity.js';
 
@@ -58,9 +60,19 @@ const USERS = [
   { externalId: 'visitor', displayName: 'Demo Visitor', email: 'visitor@demo.local', admin: false },
 ];
 
+/** The demo resident's store in the first territory (MARKETPLACEENABLED); prices in cents. */
+const STORE = { displayName: 'Madalena Crafts', description: 'Handmade ceramics and small repairs from the neighbourhood.' };
+const ITEMS = [
+  { type: 'PRODUCT', title: 'Ceramic mug', description: 'Glazed stoneware, 300 ml.', category: 'Ceramics', pricingType: 'FIXED', priceInCents: 4500 },
+  { type: 'PRODUCT', title: 'Serving bowl', description: 'Hand-thrown, 25 cm.', category: 'Ceramics', pricingType: 'FIXED', priceInCents: 12000 },
+  { type: 'SERVICE', title: 'Bicycle repair', description: 'Tune-up at your door.', category: 'Repairs', pricingType: 'NEGOTIABLE', priceInCents: null },
+  { type: 'PRODUCT', title: 'Seedlings', description: 'Basil and mint from the garden.', category: 'Garden', pricingType: 'FREE', priceInCents: 0 },
+] as const;
+
 /**
- * Loads the demo data on the first start only (no territory yet): a few ACTIVE territories and three users of
- * provider `demo` (admin, resident of the first territory, visitor). Log in as them with POST /api/v1/auth/social.
+ * Loads the demo data on the first start only (no territory yet): a few ACTIVE territories, three users of
+ * provider `demo` (admin, resident of the first territory, visitor) and the resident's store there with a few
+ * items. Log in as them with POST /api/v1/auth/social.
  */
 export async function seedDemoData(em: EntityManager, _config: AppConfig) {
   if ((await em.count(Territory, {})) > 0) return;
@@ -72,7 +84,13 @@ export async function seedDemoData(em: EntityManager, _config: AppConfig) {
       const user = tx.create(User, { authProvider: 'demo', externalId: u.externalId, displayName: u.displayName, email: u.email });
       if (u.admin) tx.create(UserPermission, { userId: user.id, permission: 'SYSTEM_ADMIN' });
       const first = territories[0];
-      if (first && u.externalId === 'resident') tx.create(TerritoryMembership, { territoryId: first.id, userId: user.id, role: 'RESIDENT' });
+      if (first && u.externalId === 'resident') {
+        tx.create(TerritoryMembership, { territoryId: first.id, userId: user.id, role: 'RESIDENT' });
+        const store = tx.create(Store, { ...STORE, territoryId: first.id, ownerUserId: user.id, contactVisibility: 'Public', contactEmail: u.email });
+        for (const item of ITEMS) {
+          tx.create(Item, { ...item, territoryId: first.id, storeId: store.id, createdByUserId: user.id, currency: 'BRL', status: 'ACTIVE' });
+        }
+      }
       if (first && u.externalId === 'visitor') tx.create(TerritoryMembership, { territoryId: first.id, userId: user.id, role: 'VISITOR' });
     }
   });

@@ -1,0 +1,120 @@
+/**
+ * SQL of the item reads (by id, the filtered list and its count), and the reads other domains make of items
+ * (`itemFacts`, `canSeeItem`). Lists read ACTIVE items of ACTIVE stores through the partial indexes of the Item
+ * entity: `item_active_territory_idx`, and for `q` the trigram index on title and description.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql, isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
+import type { ItemStatus, ItemType, PricingType } from '../../entities/item.entity.js';
+import type { AuthUser } from '../../platform/service-context.js';
+import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
+import { escapeLike } from '../territories/territories.queries.js';
+
+export interface ItemRow {
+  id: string;
+  territory_id: string;
+  store_id: string;
+  created_by_user_id: string;
+  type: ItemType;
+  title: string;
+  description: string | null;
+  category: string | null;
+  tags: string | null;
+  pricing_type: PricingType;
+  price_in_cents: string | null;
+  currency: string;
+  unit: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  media_ids: string[];
+  status: ItemStatus;
+  created_at_utc: string;
+  updated_at_utc: string;
+}
+
+const COLUMNS = `i.id, i.territory_id, i.store_id, i.created_by_user_id, i.type, i.title, i.description, i.category, i.tags,
+  i.pricing_type, i.price_in_cents::text as price_in_cents, i.currency, i.unit, i.latitude, i.longitude, i.media_ids, i.status,
+  ${isoColumn('i.created_at_utc')} as created_at_utc, ${isoColumn('i.updated_at_utc')} as updated_at_utc`;
+
+/** The text `q` matches: the expression of `item_active_text_trgm_idx`, spelled identically so the index applies. */
+const SEARCH_TEXT = `(i.title || ' ' || coalesce(i.description, ''))`;
+
+export function itemByIdQuery(id: string): SqlQuery {
+  return { sql: `select ${COLUMNS} from item i where i.id = ?::uuid`, params: [id] };
+}
+
+export interface ItemListFilter {
+  territoryId: string;
+  storeId?: string | undefined;
+  type?: ItemType | undefined;
+  category?: string | undefined;
+  q?: string | undefined;
+}
+
+function listWhere(filter: ItemListFilter): SqlQuery {
+  const parts = [`i.territory_id = ?::uuid`, `i.status = 'ACTIVE'`, `s.status = 'ACTIVE'`];
+  const params: unknown[] = [filter.territoryId];
+  if (filter.storeId) {
+    parts.push('i.store_id = ?::uuid');
+    params.push(filter.storeId);
+  }
+  if (filter.type) {
+    parts.push('i.type = ?');
+    params.push(filter.type);
+  }
+  if (filter.category) {
+    parts.push('lower(i.category) = lower(?)');
+    params.push(filter.category);
+  }
+  if (filter.q) {
+    parts.push(`${SEARCH_TEXT} ilike ?`);
+    params.push(`%${escapeLike(filter.q)}%`);
+  }
+  return { sql: `from item i join store s on s.id = i.store_id where ${parts.join(' and ')}`, params };
+}
+
+/** Newest first (ties by id). */
+export function itemsQuery(filter: ItemListFilter & { offset: number; limit: number }): SqlQuery {
+  const where = listWhere(filter);
+  return {
+    sql: `select ${COLUMNS} ${where.sql} order by i.created_at_utc desc, i.id desc offset ?::int limit ?::int`,
+    params: [...where.params, filter.offset, filter.limit],
+  };
+}
+
+export function itemsCountQuery(filter: ItemListFilter): SqlQuery {
+  const where = listWhere(filter);
+  return { sql: `select count(*)::int as total ${where.sql}`, params: where.params };
+}
+
+export async function itemRow(em: EntityManager, itemId: string): Promise<ItemRow | undefined> {
+  const [row] = await runSql<ItemRow>(em, itemByIdQuery(itemId));
+  return row;
+}
+
+/** An item as inquiries and the cart need it, with its store's owner and status; undefined when unknown. */
+export async function itemFacts(
+  em: EntityManager,
+  itemId: string,
+): Promise<{ id: string; territoryId: string; storeId: string; title: string; status: ItemStatus; storeOwnerUserId: string } | undefined> {
+  const [row] = await execSql<{ id: string; territory_id: string; store_id: string; title: string; status: ItemStatus; owner_user_id: string }>(
+    em,
+    'select i.id, i.territory_id, i.store_id, i.title, i.status, s.owner_user_id from item i join store s on s.id = i.store_id where i.id = ?::uuid',
+    [itemId],
+  );
+  return row && { id: row.id, territoryId: row.territory_id, storeId: row.store_id, title: row.title, status: row.status, storeOwnerUserId: row.owner_user_id };
+}
+
+/**
+ * Media of items: visible to every signed-in user while the item's territory has the marketplace enabled, except
+ * to viewers who blocked its creator (as events).
+ */
+export async function canSeeItem(em: EntityManager, viewer: AuthUser, itemId: string): Promise<boolean> {
+  const [item] = await execSql<{ created_by_user_id: string }>(
+    em,
+    `select i.created_by_user_id from item i join territory t on t.id = i.territory_id
+      where i.id = ? and t.status = 'ACTIVE' and 'MARKETPLACEENABLED' = any(t.enabled_flags)`,
+    [itemId],
+  );
+  return item !== undefined && !(await blockedUserIdsOf(em, viewer.id)).includes(item.created_by_user_id);
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlQuery } from '../../src/db/sql.js';
+import { inquiriesQuery } from '../../src/routers/inquiries/inquiries.queries.js';
+import { itemByIdQuery, itemsCountQuery, itemsQuery } from '../../src/routers/items/items.queries.js';
+import { territoryStoresQuery } from '../../src/routers/stores/stores.queries.js';
+import { newUser } from '../factories/index.js';
+import { planOf } from '../factories/query-plan.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+let t: TestApp;
+let big: string;
+let small: string;
+let sellerId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  sellerId = (await newUser(t)).id;
+  // 40 territories, ~2000 stores, 6000 items: 4000 in one territory (a tenth archived), the
+  // rest spread; a few inquiries.
+  await t.sql(`
+    insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+    select gen_random_uuid(), now(), 'Market ' || lpad(i::text, 2, '0'), null, 'City', 'ST', -20, -50, 5, 'ACTIVE', '{}', '{MARKETPLACEENABLED}'
+      from generate_series(0, 39) as i`);
+  await t.sql(
+    `insert into store (id, created_at_utc, territory_id, owner_user_id, display_name, description, contact_visibility, status, payments_enabled, updated_at_utc)
+     select gen_random_uuid(), now(), id, $1, 'Store of ' || name, null, 'Public', 'ACTIVE', true, now() from territory`,
+    [sellerId],
+  );
+  big = (await t.sql<{ id: string }>(`select id from territory where name = 'Market 00'`))[0]!.id;
+  // 2000 more sellers with a store each, spread over the territories.
+  await t.sql(`
+    insert into app_user (id, created_at_utc, display_name, auth_provider, external_id, identity_verification_status)
+    select gen_random_uuid(), now(), 'Seller ' || i, 'test', 'index-seller-' || i, 'Unverified' from generate_series(1, 2000) as i`);
+  await t.sql(
+    `insert into store (id, created_at_utc, territory_id, owner_user_id, display_name, description, contact_visibility, status, payments_enabled, updated_at_utc)
+     select gen_random_uuid(), now(), t.id, u.id, 'Shop ' || u.id, null, 'Public', 'ACTIVE', true, now()
+       from (select id, row_number() over (order by external_id) as n from app_user where external_id like 'index-seller-%') u
+       join (select id, row_number() over (order by name) - 1 as k from territory) t on t.k = u.n % 40`,
+  );
+  small = (await t.sql<{ id: string }>(`select id from territory where name = 'Market 01'`))[0]!.id;
+  await t.sql(
+    `insert into item (id, created_at_utc, territory_id, store_id, created_by_user_id, type, title, description, category, pricing_type,
+                       price_in_cents, currency, media_ids, status, updated_at_utc)
+     select gen_random_uuid(), now() - make_interval(mins => i), s.territory_id, s.id, $1,
+            case when i % 3 = 0 then 'SERVICE' else 'PRODUCT' end,
+            'Item ' || i || ' ' || md5(i::text), 'Description ' || md5((i * 7)::text), 'Category ' || (i % 12), 'FIXED', 100 + i, 'BRL', '{}',
+            case when i % 10 = 0 then 'ARCHIVED' else 'ACTIVE' end, now()
+       from generate_series(1, 6000) as i
+       join store s on s.owner_user_id = $1 and s.territory_id = case when i <= 4000 then $2::uuid else (select id from territory where name = 'Market ' || lpad((1 + i % 39)::text, 2, '0')) end`,
+    [sellerId, big],
+  );
+  await t.sql(
+    `insert into inquiry (id, created_at_utc, territory_id, item_id, store_id, from_user_id, message, status)
+     select gen_random_uuid(), now(), territory_id, id, store_id, $1, 'Hello', 'OPEN' from item where random() < 0.1`,
+    [sellerId],
+  );
+  await t.sql('vacuum analyze territory, store, item, inquiry');
+});
+afterAll(() => t.close());
+
+async function expectIndexed(query: SqlQuery, index: RegExp) {
+  const nodes = await planOf(t, query);
+  const summary = nodes
+    .map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}${n['Relation Name'] ? ` (${n['Relation Name']})` : ''}`)
+    .join(' > ');
+  expect(
+    nodes.some((n) => n['Node Type'] === 'Seq Scan' && ['item', 'inquiry'].includes(n['Relation Name'] ?? '')),
+    summary,
+  ).toBe(false);
+  expect(
+    nodes.some((n) => index.test(n['Index Name'] ?? '')),
+    summary,
+  ).toBe(true);
+}
+
+describe('marketplace read paths use indexes (EXPLAIN on 6000 items)', () => {
+  it('q (partial, case-insensitive): the trigram index, in the big territory and with other filters', async () => {
+    // An md5 fragment: a rare 4-letter term.
+    await expectIndexed(itemsQuery({ territoryId: big, q: 'e4da', offset: 0, limit: 20 }), /^item_active_text_trgm_idx$/);
+    await expectIndexed(itemsCountQuery({ territoryId: big, q: 'e4da' }), /^item_active_text_trgm_idx$/);
+    await expectIndexed(
+      itemsQuery({ territoryId: big, q: 'E4DA', type: 'PRODUCT', category: 'category 3', offset: 0, limit: 20 }),
+      /^item_active_text_trgm_idx$/,
+    );
+  });
+
+  it("a territory's list and its filters: the partial (territory, newest) index", async () => {
+    await expectIndexed(itemsQuery({ territoryId: big, offset: 0, limit: 20 }), /^item_active_territory_idx$/);
+    await expectIndexed(itemsQuery({ territoryId: small, type: 'SERVICE', category: 'Category 1', offset: 0, limit: 20 }), /^item_active_territory_idx$/);
+    await expectIndexed(itemsCountQuery({ territoryId: small }), /^item_active_territory_idx$/);
+  });
+
+  it('by id, stores and inquiries', async () => {
+    const [row] = await t.sql<{ id: string }>('select id from item limit 1');
+    await expectIndexed(itemByIdQuery(row!.id), /^item_pkey$/);
+    await expectIndexed(territoryStoresQuery(big, 0, 20), /^store_/);
+    await expectIndexed(inquiriesQuery('sent', sellerId, undefined, 0, 20), /^inquiry_from_user_idx$/);
+  });
+});
