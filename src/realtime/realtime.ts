@@ -69,13 +69,32 @@ export class Realtime {
     return () => this.events.off('reconnect', handler);
   }
 
+  /**
+   * Resolves once this process LISTENs on the channel, so a reader that subscribed with `on` and then reads where its
+   * stream starts cannot miss a notification committed in between. When the connection is down it resolves at once:
+   * `onReconnect` handlers catch up after it is back.
+   */
+  async listeningOn(channel: string): Promise<void> {
+    await this.listens.get(channel);
+  }
+
+  private readonly listens = new Map<string, Promise<void>>();
+
   private ensureChannel(channel: string) {
     if (!CHANNEL_NAME.test(channel)) throw new Error(`Invalid channel name ${channel}`);
     if (this.channels.has(channel)) return;
     this.channels.add(channel);
     const client = this.client;
     // A failure here breaks the connection; the reconnect LISTENs on every channel again.
-    if (client) client.query(`listen ${channel}`).catch((error: unknown) => this.fail(client, error));
+    if (client) {
+      this.listens.set(
+        channel,
+        client.query(`listen ${channel}`).then(
+          () => undefined,
+          (error: unknown) => this.fail(client, error),
+        ),
+      );
+    }
   }
 
   private connect(): Promise<void> {

@@ -1,0 +1,162 @@
+/**
+ * SQL of the chat reads: conversations with the caller's unread count, message pages by sequence number (the cursor),
+ * and the few facts about other users that starting a direct message needs.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql, isoColumn, pgArray, runSql, type SqlQuery } from '../../db/sql.js';
+import type { ConversationKind, ConversationStatus, ParticipantRole } from '../../entities/chat.entity.js';
+import type { MediaType } from '../../entities/media.entity.js';
+import type { Visibility } from '../../entities/preferences.entity.js';
+
+export interface ConversationRow {
+  id: string;
+  territory_id: string;
+  kind: ConversationKind;
+  status: ConversationStatus;
+  name: string | null;
+  description: string | null;
+  created_by_user_id: string | null;
+  created_at_utc: string;
+  last_message_at_utc: string | null;
+  last_message_preview: string | null;
+  last_seq: number;
+  /** The viewer's participation (null: none). */
+  my_role: ParticipantRole | null;
+  unread_count: number;
+}
+
+/**
+ * Conversations with the viewer's role and unread count: messages of others after the viewer's read marker, counted
+ * on the (conversation_id, seq) index.
+ */
+const CONVERSATION_SELECT = `
+  select c.id, c.territory_id, c.kind, c.status, c.name, c.description, c.created_by_user_id,
+         ${isoColumn('c.created_at_utc')} as created_at_utc, ${isoColumn('c.last_message_at_utc')} as last_message_at_utc,
+         c.last_message_preview, c.last_seq, p.role as my_role,
+         (select count(*)::int from chat_message m
+           where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?) as unread_count
+    from chat_conversation c
+    left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
+
+export function conversationByIdQuery(id: string, viewerId: string): SqlQuery {
+  return { sql: `${CONVERSATION_SELECT} where c.id = ?`, params: [viewerId, viewerId, id] };
+}
+
+export function territoryConversationsQuery(territoryId: string, kinds: ConversationKind[], statuses: ConversationStatus[], viewerId: string): SqlQuery {
+  return {
+    sql: `${CONVERSATION_SELECT}
+     where c.territory_id = ? and c.kind = any(?::text[]) and c.status = any(?::text[])
+     order by c.kind desc, c.last_message_at_utc desc nulls last, c.id`,
+    params: [viewerId, viewerId, territoryId, pgArray(kinds), pgArray(statuses)],
+  };
+}
+
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  seq: number;
+  sender_user_id: string;
+  text: string;
+  media_id: string | null;
+  media_type: MediaType | null;
+  created_at_utc: string;
+}
+
+const MESSAGE_SELECT = `
+  select m.id, m.conversation_id, m.seq, m.sender_user_id, m.text, m.media_id, a.media_type,
+         ${isoColumn('m.created_at_utc')} as created_at_utc
+    from chat_message m
+    left join media_asset a on a.id = m.media_id and a.deleted_at_utc is null`;
+
+/**
+ * One page, newest first, of the messages with `seq < beforeSeq` (all when null), without those of `hiddenSenders`.
+ * Walks the unique (conversation_id, seq) index backwards: a message committed meanwhile has a higher seq than any
+ * already served, so pages never repeat or skip one.
+ */
+export function messagesBeforeQuery(conversationId: string, beforeSeq: number | null, hiddenSenders: readonly string[], limit: number): SqlQuery {
+  return {
+    sql: `${MESSAGE_SELECT}
+     where m.conversation_id = ? and m.seq < ? and not (m.sender_user_id = any(?::uuid[]))
+     order by m.seq desc
+     limit ?`,
+    params: [conversationId, beforeSeq ?? 2147483647, pgArray(hiddenSenders), limit],
+  };
+}
+
+/** Messages after `afterSeq`, oldest first: the real-time stream and its catch-up. */
+export function messagesAfterQuery(conversationId: string, afterSeq: number, hiddenSenders: readonly string[], limit: number): SqlQuery {
+  return {
+    sql: `${MESSAGE_SELECT}
+     where m.conversation_id = ? and m.seq > ? and not (m.sender_user_id = any(?::uuid[]))
+     order by m.seq
+     limit ?`,
+    params: [conversationId, afterSeq, pgArray(hiddenSenders), limit],
+  };
+}
+
+/** The first sequence number at or after an instant (the boundary of a `beforeCreatedAtUtc` page). */
+export function firstSeqAtOrAfterQuery(conversationId: string, at: Date): SqlQuery {
+  return {
+    sql: `select seq from chat_message where conversation_id = ? and created_at_utc >= ? order by created_at_utc, seq limit 1`,
+    params: [conversationId, at],
+  };
+}
+
+export async function messageSeqOf(em: EntityManager, conversationId: string, messageId: string): Promise<number | null> {
+  const [row] = await execSql<{ seq: number }>(em, 'select seq from chat_message where id = ? and conversation_id = ?', [messageId, conversationId]);
+  return row ? Number(row.seq) : null;
+}
+
+export async function messageById(em: EntityManager, messageId: string): Promise<MessageRow | null> {
+  const [row] = await execSql<MessageRow>(em, `${MESSAGE_SELECT} where m.id = ?`, [messageId]);
+  return row ?? null;
+}
+
+export async function conversationById(em: EntityManager, id: string, viewerId: string): Promise<ConversationRow | null> {
+  const [row] = await runSql<ConversationRow>(em, conversationByIdQuery(id, viewerId));
+  return row ?? null;
+}
+
+export interface ParticipantRow {
+  user_id: string;
+  role: ParticipantRole;
+  joined_at_utc: string;
+  last_read_message_id: string | null;
+  last_read_at_utc: string | null;
+  muted_until_utc: string | null;
+}
+
+export function participantsQuery(conversationId: string): SqlQuery {
+  return {
+    sql: `select user_id, role, ${isoColumn('joined_at_utc')} as joined_at_utc, last_read_message_id,
+                 ${isoColumn('last_read_at_utc')} as last_read_at_utc, ${isoColumn('muted_until_utc')} as muted_until_utc
+            from chat_participant where conversation_id = ? order by joined_at_utc, user_id`,
+    params: [conversationId],
+  };
+}
+
+/** The conversation of a message (the media reader of chat attachments starts from the message). */
+export async function conversationOfMessage(em: EntityManager, messageId: string): Promise<string | null> {
+  const [row] = await execSql<{ conversation_id: string }>(em, 'select conversation_id from chat_message where id = ?', [messageId]);
+  return row?.conversation_id ?? null;
+}
+
+// ---- facts about another user that a direct message needs. The users and preferences domains have no query module
+// for them yet; these two reads are the only SQL of chat on their tables and belong there when they get one.
+
+export interface ChatUserFacts {
+  id: string;
+  contactVisibility: Visibility;
+}
+
+/** An active (not deleted) user and their contact visibility (ResidentsOnly by default, as the preferences say). */
+export async function directRecipientOf(em: EntityManager, userId: string): Promise<ChatUserFacts | null> {
+  const [row] = await execSql<{ id: string; contact_visibility: Visibility | null }>(
+    em,
+    `select u.id, p.contact_visibility
+       from app_user u left join user_preferences p on p.user_id = u.id
+      where u.id = ? and u.deleted_at_utc is null`,
+    [userId],
+  );
+  return row ? { id: row.id, contactVisibility: row.contact_visibility ?? 'ResidentsOnly' } : null;
+}
