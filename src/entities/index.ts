@@ -2,6 +2,7 @@
 import { Alert } from './alert.entity.js';
 import { AssetValidation, TerritoryAsset } from './asset.entity.js';
 import { AuditEntry } from './audit.entity.js';
+import { ChatConversation, ChatMessage, ChatParticipant } from './chat.entity.js';
 import { UserBlock } from './block.entity.js';
 import { CredentialAttempt, RecoveryCode, RefreshToken, TwoFactorChallenge } from './auth.entity.js';
 import { Event, EventParticipation } from './event.entity.js';
@@ -15,10 +16,16 @@ import { NaturalAsset } from './natural-asset.entity.js';
 import { Notification, OutboxMessage } from './notification.entity.js';
 import { Post, PostComment, PostLike, PostShare } from './post.entity.js';
 import { UserInterest, UserMediaPreferences, UserPreferences } from './preferences.entity.js';
+import { RateLimitCounter } from './rate-limit.entity.js';
 import { SystemConfig } from './system-config.entity.js';
 import { Territory, TerritorySelection } from './territory.entity.js';
 import { User, UserPermission } from './user.entity.js';
 import { WorkItem } from './work-item.entity.js';
+import { Store } from './store.entity.js';
+import { Item } from './item.entity.js';
+import { Inquiry } from './inquiry.entity.js';
+import { PlatformFeeConfig } from './platform-fee.entity.js';
+import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 
 export const entities = [
   User,
@@ -39,6 +46,7 @@ export const entities = [
   UserMediaPreferences,
   UserInterest,
   SystemConfig,
+  RateLimitCounter,
   OutboxMessage,
   Notification,
   MediaAsset,
@@ -59,4 +67,14 @@ export const entities = [
   TerritoryAsset,
   AssetValidation,
   NaturalAsset,
+  ChatConversation,
+  ChatParticipant,
+  ChatMessage,
+  Store,
+  Item,
+  Inquiry,
+  PlatformFeeConfig,
+  LedgerAccount,
+  LedgerTransaction,
+  LedgerEntry,
 ];

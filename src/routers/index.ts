@@ -3,6 +3,7 @@ import { registerAccountEraser } from '../platform/account-erasure.js';
 import { erasePermissions } from './access/access.service.js';
 import { eraseSessionsAndFactors } from './auth/sessions.service.js';
 import { eraseBlocks } from './blocks/blocks.service.js';
+import { canSeeChatMessage, eraseChatParticipation } from './chat/chat.service.js';
 import { eraseParticipations } from './events/events.service.js';
 import { eraseEvidence } from './evidence/evidence-erasure.js';
 import { eraseInterests } from './interests/interests.service.js';
@@ -47,6 +48,12 @@ import { feedRouter } from './feed/feed.router.js';
 import { mapRouter } from './map/map.router.js';
 import { assetsRouter } from './assets/assets.router.js';
 import { naturalAssetsRouter } from './natural-assets/natural-assets.router.js';
+import { chatRouter } from './chat/chat.router.js';
+import { storesRouter } from './stores/stores.router.js';
+import { itemsRouter } from './items/items.router.js';
+import { inquiriesRouter } from './inquiries/inquiries.router.js';
+import { platformFeesRouter } from './platform-fees/platform-fees.router.js';
+import { canSeeItem } from './items/items.queries.js';
 
 // Account deletion: each domain erases its own data of the user (src/platform/account-erasure.ts).
 registerAccountEraser('sessions', eraseSessionsAndFactors);
@@ -63,6 +70,7 @@ registerAccountEraser('work-items', eraseWorkItems);
 registerAccountEraser('event-participations', eraseParticipations);
 registerAccountEraser('evidence', eraseEvidence);
 registerAccountEraser('media', eraseMedia);
+registerAccountEraser('chat', eraseChatParticipation);
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({
@@ -74,6 +82,8 @@ registerWorkItemHandlers({
 
 // Who may see media attached to each kind of content (the media module imports none of them).
 registerMediaReaders({ POST: canSeePost, EVENT: canSeeEvent });
+registerMediaReaders({ CHAT_MESSAGE: canSeeChatMessage });
+registerMediaReaders({ ITEM: canSeeItem });
 
 /** The whole API: every domain router. Its type is what the client SDK imports. */
 export const appRouter = router({
@@ -101,6 +111,11 @@ export const appRouter = router({
   map: mapRouter,
   assets: assetsRouter,
   naturalAssets: naturalAssetsRouter,
+  chat: chatRouter,
+  stores: storesRouter,
+  items: itemsRouter,
+  inquiries: inquiriesRouter,
+  platformFees: platformFeesRouter,
 });
 
 export type AppRouter = typeof appRouter;

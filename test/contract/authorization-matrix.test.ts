@@ -183,7 +183,91 @@ async function notification(w: World) {
   return { owner, id };
 }
 
+// ---- marketplace fixtures: a verified resident's store (and an item of it) in the marketplace territory
+
+async function store(w: World) {
+  const owner = await resident(w);
+  const body = await created(w, owner, '/api/v1/stores', {
+    territoryId: T(w),
+    displayName: 'Matrix store',
+    contactVisibility: 'Public',
+    contact: { email: 's@example.org' },
+  });
+  return { owner, id: body.id };
+}
+
+async function item(w: World) {
+  const { owner, id: storeId } = await store(w);
+  const body = await created(w, owner, '/api/v1/items', { storeId, type: 'PRODUCT', title: 'Sourdough loaf', pricingType: 'FIXED', priceAmount: 12 });
+  return { owner, id: body.id };
+}
+
+async function storeCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await store(w);
+  return { owner, url: `/api/v1/stores/${id}${suffix}`, payload };
+}
+
+async function itemCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await item(w);
+  return { owner, url: `/api/v1/items/${id}${suffix}`, payload };
+}
+
+// ---- chat fixtures: an identity-Verified resident owns an ACTIVE group (or one in the status a row needs)
+
+async function chatOwner(w: World) {
+  const owner = await newUser(w.t, { identity: 'Verified' });
+  await addMembership(w.t, owner, w.territory, { role: 'RESIDENT', geoVerified: true });
+  return owner;
+}
+
+async function chatGroup(w: World, status = 'ACTIVE') {
+  const owner = await chatOwner(w);
+  const body = await created(w, owner, `/api/v1/territories/${T(w)}/chat/groups`, { name: 'Matrix group' });
+  await w.t.sql('update chat_conversation set status = $1 where id = $2', [status, body.id]);
+  return { owner, id: body.id };
+}
+
+async function chatCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, id } = await chatGroup(w);
+  return { owner, url: `/api/v1/chat/conversations/${id}${suffix}`, payload };
+}
+
+async function chatGroupAction(w: World, status: string, action: string): Promise<Call> {
+  const { owner, id } = await chatGroup(w, status);
+  return { owner, url: `/api/v1/territories/${T(w)}/chat/groups/${id}/${action}` };
+}
+
 const MATRIX: Record<string, Row> = {
+  'GET /api/v1/stores/{storeId}': { make: async (w) => storeCall(w, ''), expect: all(200) },
+  'PATCH /api/v1/stores/{storeId}': {
+    make: async (w) => storeCall(w, '', { status: 'PAUSED' }),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/items/{itemId}': { make: async (w) => itemCall(w, ''), expect: all(200) },
+  'PATCH /api/v1/items/{itemId}': {
+    make: async (w) => itemCall(w, '', { title: 'Rye loaf' }),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/items/{itemId}/archive': {
+    make: async (w) => itemCall(w, '/archive'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/items/{itemId}/inquiries': {
+    make: async (w) => itemCall(w, '/inquiries', { message: 'Is it still available?' }),
+    expect: { owner: 400, member: 201, visitor: 201, outsider: 201, curator: 201, admin: 201 },
+  },
+  'GET /api/v1/territories/{territoryId}/platform-fees': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-fees` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'PUT /api/v1/territories/{territoryId}/platform-fees': {
+    make: async (w) => ({
+      owner: await resident(w),
+      url: `/api/v1/territories/${T(w)}/platform-fees`,
+      payload: { itemType: 'PRODUCT', feeMode: 'PERCENTAGE', feeBasisPoints: 500, isActive: true },
+    }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
   'PUT /api/v1/admin/users/{userId}/permissions/{permission}': {
     make: async (w) => {
       const owner = await newUser(w.t);
@@ -468,6 +552,71 @@ const MATRIX: Record<string, Row> = {
       return { owner, url: `/api/v1/territories/${T(w)}/natural-assets/${id}/publish` };
     },
     expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/chat/channels': {
+    make: async (w) => ({ owner: await chatOwner(w), url: `/api/v1/territories/${T(w)}/chat/channels` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 403 },
+  },
+  'GET /api/v1/territories/{territoryId}/chat/groups': {
+    make: async (w) => ({ owner: await chatOwner(w), url: `/api/v1/territories/${T(w)}/chat/groups` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/chat/groups': {
+    make: async (w) => ({ owner: await chatOwner(w), url: `/api/v1/territories/${T(w)}/chat/groups`, payload: { name: 'New group' } }),
+    // Identity-Verified residents only (the other callers' identities are Unverified).
+    expect: { owner: 201, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'POST /api/v1/territories/{territoryId}/chat/groups/{groupId}/approve': {
+    make: async (w) => chatGroupAction(w, 'PENDING_APPROVAL', 'approve'),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/chat/groups/{groupId}/lock': {
+    make: async (w) => chatGroupAction(w, 'ACTIVE', 'lock'),
+    expect: adminOnly(200),
+  },
+  'POST /api/v1/territories/{territoryId}/chat/groups/{groupId}/unlock': {
+    make: async (w) => chatGroupAction(w, 'LOCKED', 'unlock'),
+    expect: adminOnly(200),
+  },
+  'POST /api/v1/territories/{territoryId}/chat/groups/{groupId}/disable': {
+    make: async (w) => chatGroupAction(w, 'ACTIVE', 'disable'),
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/chat/conversations/{conversationId}': {
+    make: async (w) => chatCall(w, ''),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/chat/conversations/{conversationId}/messages': {
+    make: async (w) => chatCall(w, '/messages'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 200 },
+  },
+  'POST /api/v1/chat/conversations/{conversationId}/messages': {
+    make: async (w) => chatCall(w, '/messages', { text: 'Hello group' }),
+    expect: { owner: 201, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 201 },
+  },
+  'GET /api/v1/chat/conversations/{conversationId}/participants': {
+    make: async (w) => chatCall(w, '/participants'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/chat/conversations/{conversationId}/participants': {
+    make: async (w) => chatCall(w, '/participants', { userId: (await newVisitor(w.t, w.territory)).id }),
+    expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 204 },
+  },
+  'DELETE /api/v1/chat/conversations/{conversationId}/participants/{userId}': {
+    make: async (w) => {
+      const { owner, id } = await chatGroup(w);
+      const participant = await newVisitor(w.t, w.territory);
+      await w.t.sql(`insert into chat_participant (conversation_id, user_id, role, joined_at_utc, last_read_seq) values ($1, $2, 'MEMBER', now(), 0)`, [
+        id,
+        participant.id,
+      ]);
+      return { owner, url: `/api/v1/chat/conversations/${id}/participants/${participant.id}` };
+    },
+    expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 204 },
+  },
+  'POST /api/v1/chat/conversations/{conversationId}/read': {
+    make: async (w) => chatCall(w, '/read', {}),
+    expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 204 },
   },
 };
 

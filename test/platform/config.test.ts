@@ -60,15 +60,16 @@ describe('loadConfig outside production', () => {
   });
 
   it('reads the rate-limit buckets with the specification defaults', () => {
-    expect(loadConfig({}).rateLimit).toEqual({ windowSeconds: 60, queueLimit: 0, global: 60, auth: 5, feedRead: 100, write: 30 });
+    expect(loadConfig({}).rateLimit).toEqual({ windowSeconds: 60, queueLimit: 0, global: 60, auth: 5, feedRead: 100, write: 30, store: 'postgres' });
     const custom = loadConfig({
       RateLimiting__PermitLimit: '7',
       RateLimiting__WindowSeconds: '30',
       RateLimiting__Auth__PermitLimit: '2',
       RateLimiting__FeedRead__PermitLimit: '9',
       RateLimiting__Write__PermitLimit: '4',
+      RateLimiting__Store: 'memory',
     }).rateLimit;
-    expect(custom).toEqual({ windowSeconds: 30, queueLimit: 0, global: 7, auth: 2, feedRead: 9, write: 4 });
+    expect(custom).toEqual({ windowSeconds: 30, queueLimit: 0, global: 7, auth: 2, feedRead: 9, write: 4, store: 'memory' });
   });
 
   it('rejects a non-zero RateLimiting__QueueLimit: excess requests are never queued', () => {
