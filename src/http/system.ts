@@ -3,9 +3,26 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { problem } from '../platform/problems.js';
+import { API_VERSION } from '../platform/version.js';
 import type { AppDeps } from '../trpc/context.js';
 
-/** `/health` (liveness), `/ready` (database and job runner reachable), `/metrics` (Prometheus text). */
+/** `/ready` answers within this long even when the database hangs. */
+const READY_CHECK_TIMEOUT_MS = 3000;
+
+/** Resolves false when `check` fails or takes longer than `ms`. */
+async function within(ms: number, check: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([check().then(() => true as const), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `/health` (liveness, `/ready` (database and job runner reachable), `/metrics` (Prometheus text). */
 export const systemPlugin = fp(
   async (app: FastifyInstance, opts: { deps: AppDeps }) => {
     const registry = new Registry();
@@ -30,14 +47,11 @@ export const systemPlugin = fp(
     });
 
     const noLimit = { rateLimit: false } as const;
-    app.get('/health', { config: noLimit, schema: { hide: true } }, async () => ({ status: 'ok' }));
+    // Liveness: the process serves HTTP. It never touches the database, so an outage does not get the process restarted.
+    app.get('/health', { config: noLimit, schema: { hide: true } }, async () => ({ status: 'ok', version: API_VERSION }));
     app.get('/ready', { config: noLimit, schema: { hide: true } }, async (_request, reply) => {
       const checks: Record<string, 'ok' | 'down'> = { database: 'ok', jobs: 'ok' };
-      try {
-        await opts.deps.orm.em.getConnection().execute('select 1');
-      } catch {
-        checks.database = 'down';
-      }
+      if (!(await within(READY_CHECK_TIMEOUT_MS, () => opts.deps.orm.em.getConnection().execute('select 1')))) checks.database = 'down';
       if (opts.deps.config.jobsEnabled && !opts.deps.jobs.isRunning()) checks.jobs = 'down';
       const ready = Object.values(checks).every((v) => v === 'ok');
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });

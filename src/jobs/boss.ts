@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PgBoss } from 'pg-boss';
+import { CONNECT_TIMEOUT_MS } from '../db/orm.js';
 import { clock } from '../platform/clock.js';
 import type { JobDefinition } from '../platform/job.js';
 import type { Storage } from '../platform/storage.js';
@@ -101,9 +102,22 @@ export class JobRunner {
     private readonly runWorkers: boolean,
     private readonly storage: Storage,
   ) {
-    this.boss = new PgBoss({ connectionString, schema: BOSS_SCHEMA, max: 4 });
-    // pg-boss reports transient errors as events; without a listener Node would crash on them.
-    this.boss.on('error', (error) => console.error('[jobs]', error.message));
+    // A bounded wait for a connection: while the database is down, sends fail fast and workers keep polling; the
+    // pool makes new connections once it is back, so workers and schedules resume by themselves.
+    this.boss = new PgBoss({ connectionString, schema: BOSS_SCHEMA, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // pg-boss reports transient errors as events; without a listener Node would crash on them. During an outage
+    // every poll fails: one line per distinct message per minute, not a flood.
+    this.boss.on('error', (error) => this.reportError(error));
+  }
+
+  private readonly reported = new Map<string, number>();
+  private reportError(error: Error) {
+    const now = Date.now();
+    const key = error.message;
+    if ((this.reported.get(key) ?? 0) > now - 60_000) return;
+    if (this.reported.size > 100) this.reported.clear();
+    this.reported.set(key, now);
+    console.error('[jobs]', error.message);
   }
 
   async start() {

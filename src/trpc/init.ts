@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
-import { AppError, type FieldError, invalidValue, isDataException, tooManyRequests } from '../platform/problems.js';
+import { AppError, databaseUnavailable, type FieldError, invalidValue, isDatabaseUnavailable, isDataException, tooManyRequests } from '../platform/problems.js';
 import type { Context } from './context.js';
 
 export type AppMeta = OpenApiMeta<{
@@ -31,7 +31,8 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const validation = error.cause instanceof ZodError ? zodFieldErrors(error.cause) : undefined;
-      const internal = shape.data.httpStatus >= 500;
+      // AppErrors' messages are safe to show (a 503 DATABASE_UNAVAILABLE); other 5xx are replaced.
+      const internal = shape.data.httpStatus >= 500 && !(error instanceof AppError);
       // The JSON parser's own message would quote the client's bytes back; keep it generic.
       const parse = shape.data.code === 'PARSE_ERROR' || error.cause instanceof SyntaxError;
       return {
@@ -63,7 +64,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
   if (ctx.transport === 'ws') auth = await resolveBearer(ctx.bearer, ctx.config, ctx.deps.orm.em as EntityManager);
   if (ctx.transport !== 'rest') {
     const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
-    if (!ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip))) throw tooManyRequests();
+    if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
   }
   if (type !== 'subscription') return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null } });
   // Each open subscription holds a listener and a buffer: one connection holds a bounded number of them.
@@ -120,7 +121,16 @@ const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** A database that is down or restarting answers 503 DATABASE_UNAVAILABLE (with Retry-After), never a 500. */
+const databaseOutageAsServiceUnavailable = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && !(result.error instanceof AppError) && !(result.error.cause instanceof ZodError) && isDatabaseUnavailable(result.error)) {
+    throw databaseUnavailable();
+  }
+  return result;
+});
+
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure.use(callPipeline).use(dataExceptionsAsBadRequest);
+export const baseProcedure = t.procedure.use(databaseOutageAsServiceUnavailable).use(callPipeline).use(dataExceptionsAsBadRequest);
 export const createCallerFactory = t.createCallerFactory;
