@@ -9,7 +9,6 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { AppConfig } from './config.js';
@@ -28,6 +27,7 @@ import { listenForOutboxSignals, outboxDispatchJob } from './routers/notificatio
 import { buildOpenApiDocument } from './openapi/document.js';
 import { mountRestOperations } from './openapi/plugin.js';
 import { LocalDiskStorage } from './platform/storage.js';
+import { API_VERSION } from './platform/version.js';
 import { CALLER_CHANGED_CHANNEL, forgetCachedUser, parseCallerChange } from './policy/caller.js';
 import { Realtime } from './realtime/realtime.js';
 import { appRouter, type AppRouter } from './routers/index.js';
@@ -38,8 +38,7 @@ import { type AppDeps, createContext } from './trpc/context.js';
 /** Calls in one HTTP batch at most; a larger batch is a 400. */
 const MAX_BATCH_SIZE = 10;
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-export const API_VERSION = pkg.version;
+export { API_VERSION };
 
 let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 /** The OpenAPI document: the same for every app instance of this process, so built once. */

@@ -2,7 +2,9 @@
  * Logs in as the demo visitor and lists the active territories twice: through the typed tRPC client and through
  * the REST client generated from the OpenAPI document.
  *
- *   API_URL=http://localhost:3000 node --import tsx client-sdk/examples/list-territories.ts
+ *   API_URL=http://localhost:3000 node --conditions=source --import tsx client-sdk/examples/list-territories.ts
+ *
+ * (from the repository root). In a project that installed the SDK: `API_URL=... node list-territories.ts`.
  */
 import { createTerritoryClient } from '@territory-platform/client-sdk';
 import { createRestClient } from '@territory-platform/client-sdk/rest';
