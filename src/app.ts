@@ -73,7 +73,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   const storage = new LocalDiskStorage(join(config.dataDir, 'files'));
   const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
-  const rateLimiter = new RateLimiter(config.rateLimit.store === 'postgres' ? new PostgresCounterStore(orm.em as EntityManager) : new MemoryCounterStore());
+  const rateLimiter = new RateLimiter(config.rateLimit.store === 'postgres' ? new PostgresCounterStore(databaseUrl) : new MemoryCounterStore());
   const websockets = new WebSocketGuard();
   const deps: AppDeps = { config, orm, storage, jobs, realtime, rateLimiter, websockets };
 
@@ -192,6 +192,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
       await app.close();
       await jobs.stop();
       await realtime.stop();
+      await rateLimiter.close();
       await orm.close();
     },
   };

@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
@@ -13,6 +13,7 @@ type Hit = { current: number; ttl: number };
 /** Where counters live: hits of a key in the current fixed window, and how long the window has left. */
 export interface CounterStore {
   hit(key: string, windowMs: number): Promise<Hit>;
+  close?(): Promise<void>;
 }
 
 /** One process's counters (tests of the limiter itself, a single-process deployment that opts in). */
@@ -39,19 +40,31 @@ export class MemoryCounterStore implements CounterStore {
  * caller's limit holds whichever instance a load balancer sends them to. The window is the database's clock.
  */
 export class PostgresCounterStore implements CounterStore {
-  constructor(private readonly em: EntityManager) {}
+  /** Its own small pool and a named (server-side prepared) statement: the cheapest round trip pg offers. */
+  private readonly pool: pg.Pool;
+  constructor(connectionString: string) {
+    // Bounded waits: during a database outage a request is let through (the handler answers 503), not held.
+    this.pool = new pg.Pool({ connectionString, max: 4, application_name: 'territory-rate-limit', connectionTimeoutMillis: 2000, query_timeout: 2000 });
+    // A broken idle connection is replaced on the next query; the error must not crash the process.
+    this.pool.on('error', () => undefined);
+  }
   async hit(key: string, windowMs: number): Promise<Hit> {
-    const [row] = await this.em.getConnection().execute<{ hits: number; ttl_ms: number }[]>(
-      `insert into rate_limit_counter (key, window_started_at_utc, hits) values (?, clock_timestamp(), 1)
-       on conflict (key) do update set
-         hits = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => ?) then 1
-                     else rate_limit_counter.hits + 1 end,
-         window_started_at_utc = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => ?)
-                                      then excluded.window_started_at_utc else rate_limit_counter.window_started_at_utc end
-       returning hits, greatest(0, extract(epoch from window_started_at_utc + make_interval(secs => ?) - clock_timestamp()) * 1000)::int as ttl_ms`,
-      [key, windowMs / 1000, windowMs / 1000, windowMs / 1000],
-    );
+    const { rows } = await this.pool.query<{ hits: number; ttl_ms: number }>({
+      name: 'rate-limit-hit',
+      text: `insert into rate_limit_counter (key, window_started_at_utc, hits) values ($1, clock_timestamp(), 1)
+             on conflict (key) do update set
+               hits = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => $2) then 1
+                           else rate_limit_counter.hits + 1 end,
+               window_started_at_utc = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => $2)
+                                            then excluded.window_started_at_utc else rate_limit_counter.window_started_at_utc end
+             returning hits, greatest(0, extract(epoch from window_started_at_utc + make_interval(secs => $2) - clock_timestamp()) * 1000)::int as ttl_ms`,
+      values: [key, windowMs / 1000],
+    });
+    const row = rows[0];
     return { current: row?.hits ?? 1, ttl: row?.ttl_ms ?? windowMs };
+  }
+  close() {
+    return this.pool.end();
   }
 }
 
@@ -81,6 +94,9 @@ export class RateLimiter {
   }
   child() {
     return this;
+  }
+  async close() {
+    await this.store.close?.();
   }
 }
 
