@@ -7,8 +7,10 @@ import { authCleanupJob } from '../routers/auth/auth-cleanup.job.js';
 import { mediaCleanupJob } from '../routers/media/media-cleanup.job.js';
 import { outboxDispatchJob } from '../routers/notifications/outbox-dispatch.job.js';
 import { deletedAccountsJob } from '../routers/users/deleted-accounts.job.js';
+import { reportThresholdJob } from '../routers/reports/report-threshold.job.js';
+import { votingsScheduleJob } from '../routers/votings/votings-schedule.job.js';
 import type { JobDefinition } from '../platform/job.js';
 
-export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob, deletedAccountsJob];
+export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob, deletedAccountsJob, reportThresholdJob, votingsScheduleJob];
 
 export const QUEUE_NAMES: readonly string[] = JOBS.map((job) => job.queue);

@@ -20,6 +20,8 @@ export interface TerritoryAccessRow {
   capabilities: string[] | null;
   geo_verified: boolean | null;
   document_verified: boolean | null;
+  /** The end of the caller's current posting restriction here (moderation sanction), if any. */
+  posting_restricted_until: Date | null;
 }
 
 export function territoryAccessQuery(territoryId: string | null, userId: string | null, sessionId: string | null): SqlQuery {
@@ -29,10 +31,12 @@ export function territoryAccessQuery(territoryId: string | null, userId: string 
           )
           select target.id as target_id, t.id, t.name, t.status, t.enabled_flags, t.latitude, t.longitude, t.radius_km, t.suggested_by_user_id,
                  m.id as membership_id, m.role, m.capabilities,
-                 m.geo_verified_at_utc is not null as geo_verified, m.document_verified_at_utc is not null as document_verified
+                 m.geo_verified_at_utc is not null as geo_verified, m.document_verified_at_utc is not null as document_verified,
+                 (select max(r.ends_at_utc) from posting_restriction r
+                   where r.user_id = ?::uuid and r.territory_id = t.id and r.ends_at_utc > now()) as posting_restricted_until
             from target
             left join territory t on t.id = target.id
             left join territory_membership m on m.territory_id = t.id and m.user_id = ?::uuid`,
-    params: [territoryId, userId, sessionId, userId],
+    params: [territoryId, userId, sessionId, userId, userId],
   };
 }

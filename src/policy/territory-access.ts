@@ -9,7 +9,8 @@
  *   3. `flag` off: the flag's error (404 MARKETPLACE_DISABLED, 404 CHAT_DISABLED...): a switched-off domain does
  *      not exist there, for anyone (the flags themselves are public);
  *   4. `as` not met: 403 (the requirement's code, e.g. NOT_MEMBER, NOT_RESIDENT, or the operation's own).
- * Posting restrictions (moderation) join this query when their table exists, so creating content keeps one check.
+ *   5. `creates: true` and the caller is under a posting restriction here (a moderation sanction): 403
+ *      POSTING_RESTRICTED until it ends. The restriction is part of the same query, so creating content keeps one check.
  * SYSTEM_ADMIN holds every territory capability (DESIGN section 5); it is no member unless it has a membership.
  */
 import type { MembershipRole, TerritoryCapability } from '../entities/membership.entity.js';
@@ -35,6 +36,8 @@ export interface RequireTerritoryOptions {
    * territories stay 404); ANY for internal reads of a territory already known to exist (a post's, an asset's).
    */
   status?: 'ACTIVE' | 'VISIBLE' | 'ANY';
+  /** The operation creates content (posts, events, items, messages): a posting restriction here refuses it. */
+  creates?: boolean;
   /** The 403 of an unmet `as`, when the operation words it its own way. */
   denied?: { message: string; code?: ProblemCode };
 }
@@ -62,6 +65,8 @@ export class TerritoryAccess {
     readonly territory: TerritoryFacts,
     readonly membership: TerritoryMembershipFacts | null,
     readonly caller: AuthUser | null,
+    /** The end of the caller's posting restriction in this territory (null: none). */
+    readonly postingRestrictedUntil: Date | null = null,
   ) {}
 
   get territoryId() {
@@ -162,6 +167,7 @@ function toAccess(row: TerritoryAccessRow, caller: AuthUser | null): TerritoryAc
     },
     membership,
     caller,
+    row.posting_restricted_until ? new Date(row.posting_restricted_until) : null,
   );
 }
 
@@ -198,6 +204,9 @@ export async function requireTerritory(
       const refusal = opts.denied ?? refusalOf(roles);
       throw forbidden(refusal.message, refusal.code);
     }
+  }
+  if (opts.creates && access.postingRestrictedUntil) {
+    throw forbidden(`You are restricted from posting in this territory until ${access.postingRestrictedUntil.toISOString()}.`, 'POSTING_RESTRICTED');
   }
   return access;
 }

@@ -223,6 +223,7 @@ async function assertReferences(em: EntityManager, territoryId: string, mapEntit
 export async function createPost(ctx: ServiceContext, input: CreatePostInput): Promise<FeedItemOutput> {
   const access = await requireTerritory(ctx, input.territoryId, {
     as: 'resident',
+    creates: true,
     denied: { message: 'Only a RESIDENT of this territory can post in its feed.', code: 'NOT_RESIDENT' },
   });
   const { em, user } = ctx;
@@ -485,4 +486,17 @@ export async function createSystemPost(em: EntityManager, input: SystemPostInput
 export async function setPostStatus(em: EntityManager, postId: string, status: 'PUBLISHED' | 'REJECTED'): Promise<void> {
   const updated = await execSql<{ id: string }>(em, 'update post set status = ?, updated_at_utc = now() where id = ? returning id', [status, postId]);
   if (updated.length === 0) throw postNotFound();
+}
+
+/**
+ * Hides a published post (a moderation sanction): it leaves the feed, the map and the counts. Inside the caller's
+ * transaction; answers whether this call hid it (false: unknown, or not PUBLISHED any more).
+ */
+export async function hidePost(em: EntityManager, postId: string): Promise<boolean> {
+  const hidden = await execSql<{ id: string }>(
+    em,
+    `update post set status = 'HIDDEN', updated_at_utc = now() where id = ? and status = 'PUBLISHED' returning id`,
+    [postId],
+  );
+  return hidden.length > 0;
 }

@@ -1,6 +1,5 @@
 /**
- * The settings the code reads, with their defaults (the reports issue adds its dedup window and sanction threshold
- * when it adds the code that reads them). Seeded on start (missing keys only, so an operator's change
+ * The settings the code reads, with their defaults. Seeded on start (missing keys only, so an operator's change
  * survives restarts) and used to validate PUTs of these keys.
  */
 export interface SystemConfigDefault {
@@ -63,6 +62,34 @@ export const SYSTEM_CONFIG_DEFAULTS: readonly SystemConfigDefault[] = [
     category: 'Notifications',
     description: 'Outbox rows the notification dispatcher delivers per run.',
     integer: { min: 1, max: 10_000 },
+  },
+  {
+    key: 'Reports:DedupWindowHours',
+    value: '24',
+    category: 'Reports',
+    description: 'Hours within which a repeated report of the same target by the same person returns the existing report.',
+    integer: { min: 0, max: 24 * 365 },
+  },
+  {
+    key: 'Reports:ThresholdReporters',
+    value: '3',
+    category: 'Reports',
+    description: 'Distinct reporters of one target within the threshold window that trigger the automatic sanction.',
+    integer: { min: 1, max: 1000 },
+  },
+  {
+    key: 'Reports:ThresholdWindowDays',
+    value: '7',
+    category: 'Reports',
+    description: 'Days back the distinct reporters of a target are counted for the automatic sanction.',
+    integer: { min: 1, max: 365 },
+  },
+  {
+    key: 'Reports:RestrictionDays',
+    value: '7',
+    category: 'Reports',
+    description: 'Days a sanctioned user may not create content (posts, events, items, messages) in the territory.',
+    integer: { min: 1, max: 365 },
   },
 ];
 

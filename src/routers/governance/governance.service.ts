@@ -1,0 +1,24 @@
+import type { ServiceContext } from '../../platform/service-context.js';
+import { reportContributionsOf } from '../reports/reports.queries.js';
+import { moderationRuleVotesOf, votingHistoryOf } from '../votings/votings.queries.js';
+import type { GovernanceProfileOutput } from './governance.schemas.js';
+
+/** The caller's own governance profile: their votes (newest first, up to 500) and moderation contributions. */
+export async function myGovernanceProfile(ctx: ServiceContext): Promise<GovernanceProfileOutput> {
+  const { em, user } = ctx;
+  const history = await votingHistoryOf(em, user.id);
+  const reports = await reportContributionsOf(em, user.id);
+  const moderationRuleVotes = await moderationRuleVotesOf(em, user.id);
+  return {
+    userId: user.id,
+    votingHistory: history.map((h) => ({
+      votingId: h.voting_id,
+      territoryId: h.territory_id,
+      votingTitle: h.title,
+      votingType: h.type,
+      selectedOption: h.selected_option,
+      votedAtUtc: h.voted_at_utc,
+    })),
+    moderationContributions: { ...reports, moderationRuleVotes },
+  };
+}

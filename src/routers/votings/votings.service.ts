@@ -1,0 +1,320 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { execSql } from '../../db/sql.js';
+import { audit } from '../../entities/audit.entity.js';
+import { MODERATION_RULE_TYPES } from '../../entities/moderation-rule.entity.js';
+import { normalizeFeatureFlag } from '../../entities/territory.entity.js';
+import { Voting, type VotingStatus, type VotingType } from '../../entities/voting.entity.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
+import { newId } from '../../platform/ids.js';
+import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
+import { insertModerationRule, parseRuleConfig } from '../moderation-rules/moderation-rules.service.js';
+import { addTerritoryTag, setTerritoryFlag } from './territory-effects.js';
+import { dueVotings, visibleVotings, voteCounts, votingById, type VotingRow } from './votings.queries.js';
+import type { CreateVotingInput, VotingOutput, VotingResultsOutput } from './votings.schemas.js';
+
+const toOutput = (r: VotingRow): VotingOutput => ({
+  id: r.id,
+  territoryId: r.territory_id,
+  createdByUserId: r.created_by_user_id,
+  type: r.type,
+  title: r.title,
+  description: r.description,
+  options: r.options,
+  visibility: r.visibility,
+  status: r.status,
+  startsAtUtc: r.starts_at_utc,
+  endsAtUtc: r.ends_at_utc,
+  payload: r.payload ?? {},
+  openedAtUtc: r.opened_at_utc,
+  closedAtUtc: r.closed_at_utc,
+  winner: r.winner,
+  createdRuleId: r.created_rule_id,
+  createdAtUtc: r.created_at_utc,
+});
+
+/** Types residents (and curators) propose; the others are the curators'. */
+const RESIDENT_TYPES: readonly VotingType[] = ['ThemePrioritization', 'TerritoryCharacterization', 'CommunityPolicy'];
+const CLOSED: readonly VotingStatus[] = ['Closed', 'Approved', 'Rejected'];
+
+/** Members and the territory's curators and moderators (who may not be members) see its votings. */
+const PARTICIPANTS = {
+  as: ['member', 'CURATOR', 'MODERATOR'],
+  denied: { message: 'Only members of this territory can take part in its votings.', code: 'NOT_MEMBER' },
+} as const;
+
+const isCurator = (access: TerritoryAccess) => access.holds('CURATOR');
+
+/** Whether the caller sees the voting at all (a voting they may not see is a 404, like a missing one). */
+function sees(access: TerritoryAccess, v: VotingRow): boolean {
+  if (isCurator(access)) return true;
+  if (v.visibility === 'CuratorsOnly') return false;
+  return v.status !== 'Draft' || v.created_by_user_id === access.caller?.id;
+}
+
+/** Whether the caller may vote in it: AllMembers members, ResidentsOnly residents, CuratorsOnly curators. */
+function mayVote(access: TerritoryAccess, v: VotingRow): boolean {
+  if (v.visibility === 'CuratorsOnly') return isCurator(access);
+  if (v.visibility === 'ResidentsOnly') return access.isResident;
+  return access.isMember || isCurator(access);
+}
+
+async function visibleVoting(ctx: ServiceContext, access: TerritoryAccess, votingId: string, lock: '' | 'for update' | 'for share' = '') {
+  const voting = await votingById(ctx.em, access.territoryId, votingId, lock);
+  if (!voting || !sees(access, voting)) throw notFound('Voting');
+  return voting;
+}
+
+const ruleJson = z.object({ name: z.string().trim().min(1).max(200).optional(), ruleType: z.enum(MODERATION_RULE_TYPES), config: z.unknown() }).strict();
+
+/** The payload each type takes, checked on creation (400 naming `payload.<field>`). */
+function parsePayload(input: CreateVotingInput): Record<string, unknown> {
+  if (input.type === 'FeatureFlag') {
+    const flag = typeof input.payload.flag === 'string' ? normalizeFeatureFlag(input.payload.flag) : null;
+    if (!flag) throw validationFailed('payload.flag', 'must name a territory feature flag');
+    if (typeof input.payload.enable !== 'boolean') throw validationFailed('payload.enable', 'must be a boolean');
+    return { flag, enable: input.payload.enable };
+  }
+  if (input.type === 'ModerationRule' && input.payload.ruleJson !== undefined) {
+    const parsed = ruleJson.safeParse(input.payload.ruleJson);
+    if (!parsed.success) throw validationFailed('payload.ruleJson', parsed.error.issues[0]!.message);
+    const config = parseRuleConfig(parsed.data.ruleType, parsed.data.config);
+    return { ruleJson: { ...parsed.data, config } };
+  }
+  return {};
+}
+
+export async function createVoting(ctx: ServiceContext, input: CreateVotingInput): Promise<VotingOutput> {
+  const residentType = RESIDENT_TYPES.includes(input.type);
+  const access = await requireTerritory(ctx, input.territoryId, {
+    as: residentType ? ['resident', 'CURATOR'] : 'CURATOR',
+    denied: residentType
+      ? { message: `Only residents and curators of this territory can propose ${input.type} votings.`, code: 'NOT_RESIDENT' }
+      : { message: `Only curators of this territory can propose ${input.type} votings.`, code: 'FORBIDDEN' },
+  });
+  const now = ctx.clock.now();
+  if (input.endsAtUtc && !input.startsAtUtc && input.endsAtUtc <= now) throw validationFailed('endsAtUtc', 'must be in the future');
+  const payload = parsePayload(input);
+  const { em, user } = ctx;
+  const id = await em.transactional(async (tx) => {
+    const voting = tx.create(Voting, {
+      territoryId: access.territoryId,
+      createdByUserId: user.id,
+      type: input.type,
+      title: input.title,
+      description: input.description,
+      options: input.options,
+      visibility: input.visibility,
+      status: 'Draft',
+      startsAtUtc: input.startsAtUtc ?? null,
+      endsAtUtc: input.endsAtUtc ?? null,
+      payload,
+    });
+    audit(tx, { actorUserId: user.id, action: 'voting.created', subjectType: 'Voting', subjectId: voting.id, territoryId: access.territoryId });
+    await tx.flush();
+    return voting.id;
+  });
+  return toOutput((await votingById(em, access.territoryId, id))!);
+}
+
+export async function listVotings(ctx: ServiceContext, input: { territoryId: string; status?: VotingStatus; skip: number; take: number }) {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  const rows = await visibleVotings(ctx.em, { ...input, territoryId: access.territoryId, viewerId: ctx.user.id, curator: isCurator(access) });
+  return rows.map(toOutput);
+}
+
+export async function getVoting(ctx: ServiceContext, input: { territoryId: string; votingId: string }) {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  return toOutput(await visibleVoting(ctx, access, input.votingId));
+}
+
+function requireCreatorOrCurator(access: TerritoryAccess, voting: VotingRow, action: string) {
+  if (voting.created_by_user_id !== access.caller?.id && !isCurator(access)) {
+    throw forbidden(`Only the creator of this voting or a curator can ${action} it.`);
+  }
+}
+
+/** Draft -> Open, inside the caller's transaction (the voting row locked); false when not a Draft any more. */
+async function openLocked(tx: EntityManager, votingId: string, now: Date): Promise<boolean> {
+  const opened = await execSql(tx, `update voting set status = 'Open', opened_at_utc = ? where id = ? and status = 'Draft' returning id`, [now, votingId]);
+  return opened.length > 0;
+}
+
+/** The creator or a curator opens a Draft (200 with the voting); anything else is 409 VOTING_NOT_DRAFT. */
+export async function openVoting(ctx: ServiceContext, input: { territoryId: string; votingId: string }) {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  await ctx.em.transactional(async (tx) => {
+    const voting = await visibleVoting({ ...ctx, em: tx }, access, input.votingId, 'for update');
+    requireCreatorOrCurator(access, voting, 'open');
+    if (voting.status !== 'Draft' || !(await openLocked(tx, voting.id, ctx.clock.now()))) {
+      throw conflict('Only a Draft voting can be opened.', 'VOTING_NOT_DRAFT');
+    }
+    audit(tx, { actorUserId: ctx.user.id, action: 'voting.opened', subjectType: 'Voting', subjectId: voting.id, territoryId: voting.territory_id });
+    await tx.flush();
+  });
+  return toOutput((await votingById(ctx.em, access.territoryId, input.votingId))!);
+}
+
+/** One vote per user (unique key): 204. Not open: 409; unknown option: 400; a second vote: 409; not eligible: 403. */
+export async function vote(ctx: ServiceContext, input: { territoryId: string; votingId: string; selectedOption: string }): Promise<void> {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  await ctx.em.transactional(async (tx) => {
+    // A share lock: closing (which locks for update) waits for votes in flight and counts them.
+    const voting = await visibleVoting({ ...ctx, em: tx }, access, input.votingId, 'for share');
+    if (!mayVote(access, voting)) throw forbidden(`This voting is for ${voting.visibility === 'CuratorsOnly' ? 'curators' : 'residents'} only.`);
+    const now = ctx.clock.now();
+    if (voting.status !== 'Open' || (voting.ends_at_utc && new Date(voting.ends_at_utc) <= now)) {
+      throw conflict('This voting is not open.', 'VOTING_NOT_OPEN');
+    }
+    if (!voting.options.includes(input.selectedOption)) {
+      throw badRequest(`"${input.selectedOption}" is not an option of this voting.`, 'UNKNOWN_VOTING_OPTION', [
+        { field: 'selectedOption', message: 'must be one of the options' },
+      ]);
+    }
+    const inserted = await execSql(
+      tx,
+      `insert into vote (id, created_at_utc, voting_id, user_id, selected_option) values (?, ?, ?, ?, ?)
+       on conflict (voting_id, user_id) do nothing returning id`,
+      [newId(), now, voting.id, ctx.user.id, input.selectedOption],
+    );
+    if (inserted.length === 0) throw conflict('You have already voted in this voting.', 'ALREADY_VOTED');
+  });
+}
+
+/** Counts per option (every option, zero included), the winner (earliest of the most voted) and the outcome. */
+export function tally(options: readonly string[], counts: readonly { selected_option: string; n: number }[]) {
+  const results: Record<string, number> = Object.fromEntries(options.map((o) => [o, 0]));
+  for (const c of counts) if (c.selected_option in results) results[c.selected_option] = c.n;
+  const totalVotes = Object.values(results).reduce((a, b) => a + b, 0);
+  const top = Math.max(...Object.values(results));
+  const leaders = options.filter((o) => results[o] === top);
+  const winner = totalVotes > 0 ? leaders[0]! : null;
+  const status: VotingStatus = totalVotes > 0 && leaders.length === 1 ? 'Approved' : 'Rejected';
+  return { results, totalVotes, winner, status };
+}
+
+/**
+ * What an approved result does (DESIGN 14): TerritoryCharacterization adds the winner to the territory's tags;
+ * FeatureFlag sets the flag and ModerationRule with `ruleJson` creates that rule when the first option (the
+ * proposal) wins; a ModerationRule without `ruleJson` creates a ProhibitedWords rule of the winning option's
+ * words (comma-separated). ThemePrioritization and CommunityPolicy are recorded only.
+ */
+async function applyResult(tx: EntityManager, voting: VotingRow, winner: string, actorUserId: string | null) {
+  const proposalWon = winner === voting.options[0];
+  switch (voting.type) {
+    case 'TerritoryCharacterization':
+      await addTerritoryTag(tx, voting.territory_id, winner);
+      return;
+    case 'FeatureFlag': {
+      const flag = normalizeFeatureFlag(String(voting.payload.flag ?? ''));
+      if (proposalWon && flag) await setTerritoryFlag(tx, voting.territory_id, flag, voting.payload.enable === true);
+      return;
+    }
+    case 'ModerationRule': {
+      const proposal = voting.payload.ruleJson as { name?: string; ruleType: (typeof MODERATION_RULE_TYPES)[number]; config: unknown } | undefined;
+      if (proposal && !proposalWon) return;
+      const rule = proposal ?? {
+        ruleType: 'ProhibitedWords' as const,
+        config: {
+          words: winner
+            .split(',')
+            .map((w) => w.trim())
+            .filter(Boolean),
+        },
+      };
+      const ruleId = await insertModerationRule(tx, {
+        territoryId: voting.territory_id,
+        name: proposal?.name ?? voting.title,
+        ruleType: rule.ruleType,
+        config: rule.config,
+        isActive: true,
+        createdByUserId: actorUserId,
+      });
+      await execSql(tx, 'update voting set created_rule_id = ? where id = ?', [ruleId, voting.id]);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Closes an Open voting inside the caller's transaction (its row locked for update): tally, status, effects. */
+async function closeLocked(tx: EntityManager, voting: VotingRow, now: Date, actorUserId: string | null) {
+  const outcome = tally(voting.options, await voteCounts(tx, voting.id));
+  await execSql(tx, `update voting set status = ?, closed_at_utc = ?, results = ?::jsonb, winner = ? where id = ?`, [
+    outcome.status,
+    now,
+    JSON.stringify(outcome.results),
+    outcome.winner,
+    voting.id,
+  ]);
+  if (outcome.status === 'Approved' && outcome.winner) await applyResult(tx, voting, outcome.winner, actorUserId);
+  audit(tx, {
+    actorUserId,
+    action: 'voting.closed',
+    subjectType: 'Voting',
+    subjectId: voting.id,
+    territoryId: voting.territory_id,
+    data: { status: outcome.status, winner: outcome.winner, totalVotes: outcome.totalVotes },
+  });
+  await tx.flush();
+}
+
+/** The creator or a curator closes an Open voting; the result is decided and applied at once (200 with it). */
+export async function closeVoting(ctx: ServiceContext, input: { territoryId: string; votingId: string }) {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  await ctx.em.transactional(async (tx) => {
+    const voting = await visibleVoting({ ...ctx, em: tx }, access, input.votingId, 'for update');
+    requireCreatorOrCurator(access, voting, 'close');
+    if (voting.status !== 'Open') throw conflict('Only an Open voting can be closed.', 'VOTING_NOT_OPEN');
+    await closeLocked(tx, voting, ctx.clock.now(), ctx.user.id);
+  });
+  return toOutput((await votingById(ctx.em, access.territoryId, input.votingId))!);
+}
+
+export async function getResults(ctx: ServiceContext, input: { territoryId: string; votingId: string }): Promise<VotingResultsOutput> {
+  const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
+  const voting = await visibleVoting(ctx, access, input.votingId);
+  if (!CLOSED.includes(voting.status)) throw conflict('Results are available once the voting is closed.', 'VOTING_NOT_CLOSED');
+  const results = voting.results ?? tally(voting.options, await voteCounts(ctx.em, voting.id)).results;
+  const totalVotes = Object.values(results).reduce((a, b) => a + b, 0);
+  return { votingId: voting.id, status: voting.status, totalVotes, results, winner: voting.winner };
+}
+
+/**
+ * The votings-schedule job: opens Drafts whose `startsAtUtc` has come and closes Open votings whose `endsAtUtc`
+ * has passed, one transaction each under the voting's row lock (a run racing another, or a manual open/close, finds
+ * the status changed and skips it). Answers how many it changed.
+ */
+export async function runVotingsSchedule(em: EntityManager, now: Date): Promise<number> {
+  let changed = 0;
+  for (const due of await dueVotings(em, now)) {
+    const done = await em.fork().transactional(async (tx) => {
+      const voting = await votingById(tx, due.territory_id, due.id, 'for update');
+      if (!voting) return false;
+      if (voting.status === 'Draft' && voting.starts_at_utc && new Date(voting.starts_at_utc) <= now) {
+        if (voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
+          // Its whole period passed while it waited: it opens and closes at once (with no votes: Rejected).
+          await openLocked(tx, voting.id, now);
+          await closeLocked(tx, { ...voting, status: 'Open' }, now, null);
+          return true;
+        }
+        return openLocked(tx, voting.id, now);
+      }
+      if (voting.status === 'Open' && voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
+        await closeLocked(tx, voting, now, null);
+        return true;
+      }
+      return false;
+    });
+    if (done) changed++;
+  }
+  return changed;
+}
+
+/** Account deletion: how the person voted goes (results of closed votings are recorded on the voting). */
+export const eraseVotes: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from vote where user_id = ?', [userId]);
+};
