@@ -6,6 +6,9 @@ import { CLOCK_TOLERANCE_SECONDS, type TokenCheck, verifyAccessToken } from '../
 import { isUuid } from '../platform/ids.js';
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
+import { type ClientAuth, resolveClientToken } from '../policy/client-caller.js';
+
+const NO_CLIENT: ClientAuth = { client: null, error: 'Client tokens are used on /api/v2 only.' };
 
 export interface RequestAuth {
   user: AuthUser | null;
@@ -20,6 +23,8 @@ export interface RequestAuth {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: RequestAuth;
+    /** On /api/v2: the client application of the `Authorization` token. */
+    client: ClientAuth;
   }
 }
 
@@ -76,7 +81,16 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
 export const authPlugin = fp(
   async (app: FastifyInstance, opts: { config: AppConfig; em: EntityManager }) => {
     app.decorateRequest('auth', null as unknown as RequestAuth);
+    app.decorateRequest('client', null as never);
     app.addHook('onRequest', async (request: FastifyRequest) => {
+      if (request.url.startsWith('/api/v2/')) {
+        // The journeys API: `Authorization` is the client application's token, `X-User-Token` the user's.
+        const userToken = request.headers['x-user-token'];
+        request.client = await resolveClientToken(request.headers.authorization, opts.config.jwt, opts.em);
+        request.auth = await resolveBearer(typeof userToken === 'string' && userToken ? `Bearer ${userToken}` : undefined, opts.config, opts.em);
+        return;
+      }
+      request.client = NO_CLIENT;
       request.auth = await resolveBearer(request.headers.authorization, opts.config, opts.em);
     });
   },

@@ -35,10 +35,10 @@ export function signUserToken(settings: JwtSettings, session: { userId: string; 
 }
 
 /** HS256 token with sub, iss, aud, iat, nbf, exp, jti. Roles are not in it: they are read per request. */
-export async function signAccessToken(settings: JwtSettings, subject: string, extra: Record<string, unknown> = {}) {
+export async function signAccessToken(settings: JwtSettings, subject: string, extra: Record<string, unknown> = {}, typ = USER_TOKEN_TYPE) {
   const now = Math.floor(Date.now() / 1000);
   const token = await new SignJWT(extra)
-    .setProtectedHeader({ alg: 'HS256', typ: USER_TOKEN_TYPE })
+    .setProtectedHeader({ alg: 'HS256', typ })
     .setSubject(subject)
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)

@@ -1,3 +1,4 @@
+import type { ClientScope } from '../entities/client-application.entity.js';
 import type { TerritoryCapability } from '../entities/membership.entity.js';
 import type { SystemPermission } from '../entities/user.entity.js';
 import { isUuid } from '../platform/ids.js';
@@ -37,4 +38,16 @@ export const territoryProcedure = (...capabilities: TerritoryCapability[]) =>
     if (!isUuid(territoryId)) throw validationFailed('territoryId', 'must be a UUID');
     await requireTerritory(ctx, territoryId, { as: capabilities, status: 'VISIBLE' });
     return next();
+  });
+
+/**
+ * The journeys API (v2): a client token holding `scope` (401 without a valid one, 403 without the scope). A user
+ * JWT alone in `Authorization` is not a client token: 401. `ctx.user` is the user of `X-User-Token`, when sent.
+ */
+export const journeyProcedure = (scope: ClientScope) =>
+  baseProcedure.use(({ ctx, next }) => {
+    const { client, error } = ctx.client;
+    if (!client) throw unauthorized(error);
+    if (!client.scopes.includes(scope)) throw forbidden(`This operation requires the ${scope} scope.`);
+    return next({ ctx: { ...ctx, client: { client, error: null } } });
   });

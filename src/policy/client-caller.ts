@@ -1,0 +1,43 @@
+/**
+ * Who the calling client application is (journeys API, v2): its token verified (`typ: client+jwt`), and the client
+ * read from the database on every call, so a deactivation or a secret rotation (the token's `sv`) takes effect at once. The user a
+ * client acts for comes separately, from `X-User-Token` (src/http/auth.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql } from '../db/sql.js';
+import { CLIENT_SCOPES, type ClientScope } from '../entities/client-application.entity.js';
+import { isUuid } from '../platform/ids.js';
+import { type JwtSettings, verifyAccessToken } from '../platform/jwt.js';
+
+/** The `typ` of client tokens: never accepted where a user token is expected (`at+jwt`), nor the reverse. */
+export const CLIENT_TOKEN_TYPE = 'client+jwt';
+export const CLIENT_TOKEN_SECONDS = 3600;
+export const clientTokenSettings = (jwt: JwtSettings): JwtSettings => ({ ...jwt, expiresInSeconds: CLIENT_TOKEN_SECONDS });
+
+/** The client behind a presented client token: active, not rotated since, with the token's scopes it still holds. */
+export interface AuthClient {
+  id: string;
+  clientId: string;
+  scopes: ClientScope[];
+}
+
+export type ClientAuth = { client: AuthClient; error: null } | { client: null; error: string };
+
+export async function resolveClientToken(header: string | undefined, jwt: JwtSettings, em: EntityManager): Promise<ClientAuth> {
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
+  const check = await verifyAccessToken(clientTokenSettings(jwt), match[1], jwt.audience, CLIENT_TOKEN_TYPE);
+  if (!check.ok) return { client: null, error: check.reason === 'The token has expired.' ? check.reason : 'The client token is invalid.' };
+  if (!isUuid(check.subject)) return { client: null, error: 'The client token is invalid.' };
+  const [row] = await execSql<{ client_id: string; scopes: ClientScope[]; is_active: boolean; secret_version: number }>(
+    em,
+    'select client_id, scopes, is_active, secret_version from client_application where id = ?',
+    [check.subject],
+  );
+  if (!row?.is_active) return { client: null, error: 'The client application is not active.' };
+  // Issued under an earlier secret: the rotation that replaced it ended the token too.
+  if (check.claims.sv !== row.secret_version) return { client: null, error: 'The client token was revoked.' };
+  const granted = typeof check.claims.scope === 'string' ? check.claims.scope.split(' ') : [];
+  const scopes = CLIENT_SCOPES.filter((s) => granted.includes(s) && row.scopes.includes(s));
+  return { client: { id: check.subject, clientId: row.client_id, scopes }, error: null };
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { router } from '../../trpc/init.js';
+import { adminProcedure } from '../../trpc/procedures.js';
+import { clientIdInput, clientOutput, clientWithSecretOutput, registerClientInput } from './clients.schemas.js';
+import { deactivateClient, listClients, registerClient, rotateClientSecret } from './clients.service.js';
+
+const TAGS = ['Administration'];
+
+export const clientsRouter = router({
+  register: adminProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/admin/clients', tags: TAGS, summary: 'Register a client application of the journeys API (its secret is shown once)' },
+      successStatus: 201,
+    })
+    .input(registerClientInput)
+    .output(clientWithSecretOutput)
+    .mutation(async ({ ctx, input }) => {
+      const client = await registerClient(ctx, input);
+      ctx.resp.headers.Location = `/api/v1/admin/clients/${client.id}`;
+      return client;
+    }),
+
+  list: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/admin/clients', tags: TAGS, summary: 'The client applications (never their secrets)' } })
+    .input(z.object({}))
+    .output(z.array(clientOutput))
+    .query(({ ctx }) => listClients(ctx)),
+
+  rotateSecret: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/clients/{id}/rotate-secret',
+        tags: TAGS,
+        summary: 'A new secret, shown once; the old one and every token issued before stop working at once',
+      },
+    })
+    .input(clientIdInput)
+    .output(clientWithSecretOutput)
+    .mutation(({ ctx, input }) => rotateClientSecret(ctx, input)),
+
+  deactivate: adminProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/api/v1/admin/clients/{id}', tags: TAGS, summary: 'Deactivate a client application: its tokens stop working at once' },
+      successStatus: 204,
+    })
+    .input(clientIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deactivateClient(ctx, input)),
+});
