@@ -38,7 +38,17 @@ const environmentSchema = z.object({
   JOBS__ENABLED: bool.default(true),
   METRICS__TOKEN: z.string().default(''),
   TRUST_PROXY: z.string().default('loopback'),
+  /**
+   * The payment gateway: `none` (payments off: cart lines become inquiries), `fake` (local, no money moves; the default
+   * outside production) or `stripe` (named by DESIGN section 13, not implemented yet: refused at start).
+   */
+  PAYMENTS__PROVIDER: z.enum(['none', 'fake', 'stripe']).optional(),
+  /** HMAC-SHA256 key of the gateway's webhooks (`X-Signature: sha256=<hex>`). */
+  PAYMENTS__WEBHOOKSECRET: z.string().optional(),
 });
+
+/** The webhook key used outside production when none is configured. */
+export const DEVELOPMENT_WEBHOOK_SECRET = 'territory-platform-development-webhook-secret';
 
 /** `TRUST_PROXY`: a hop count (`1`: the nearest proxy), or a comma list of addresses, CIDRs and `loopback`. */
 function trustProxyOf(value: string): string[] | ((address: string, hop: number) => boolean) {
@@ -94,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     .map((o) => o.trim())
     .filter(Boolean);
   const trustProviderClaims = e.AUTH__TRUSTPROVIDERCLAIMS ?? !production;
+  // Payments are off in production unless a real provider is chosen; the fake one is the local default.
+  const paymentsProvider = e.PAYMENTS__PROVIDER ?? (production ? 'none' : 'fake');
 
   // Requests over a limit are always rejected at once with 429; waiting in a queue is not implemented.
   if (e.RateLimiting__QueueLimit !== 0) {
@@ -120,7 +132,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     }
     // The HTTPS redirect is built from it, never from the request's Host header (which a client chooses).
     if (!publicBaseUrl?.startsWith('https://')) throw new ConfigError('PUBLIC_BASE_URL must be configured in production as the https:// origin clients use');
+    if (paymentsProvider === 'fake') throw new ConfigError('PAYMENTS__PROVIDER must not be fake in production: the fake gateway confirms payments no one made');
+    if (paymentsProvider !== 'none' && !e.PAYMENTS__WEBHOOKSECRET) {
+      throw new ConfigError('PAYMENTS__WEBHOOKSECRET must be configured in production: webhooks of the payment gateway are verified with it');
+    }
   }
+  if (paymentsProvider === 'stripe') throw new ConfigError('PAYMENTS__PROVIDER=stripe is not implemented yet: use fake (development) or none');
 
   return Object.freeze({
     env: e.NODE_ENV,
@@ -167,6 +184,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       store: e.RateLimiting__Store,
     }),
     jobsEnabled: e.JOBS__ENABLED,
+    payments: Object.freeze({
+      provider: paymentsProvider as 'none' | 'fake',
+      webhookSecret: e.PAYMENTS__WEBHOOKSECRET || DEVELOPMENT_WEBHOOK_SECRET,
+    }),
   });
 }
 

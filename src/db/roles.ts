@@ -16,7 +16,7 @@ import { migrateDatabase } from './orm.js';
 export const APP_ROLE = 'territory_app';
 
 /** Tables the app may read and append to, never change or delete from (the ledger's triggers refuse it too). */
-export const APPEND_ONLY_TABLES: readonly string[] = ['audit_entry', 'ledger_transaction', 'ledger_entry'];
+export const APPEND_ONLY_TABLES: readonly string[] = ['audit_entry', 'ledger_transaction', 'ledger_entry', 'payment_webhook_event'];
 
 /** MikroORM's record of applied migrations: the app reads it (an up-to-date `migrate` is a no-op), never writes it. */
 const MIGRATIONS_TABLE = 'mikro_orm_migrations';

@@ -1,7 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
+import type { ClientAuth } from '../policy/client-caller.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { WebSocketGuard } from '../http/websocket-guard.js';
 import type { JobRunner } from '../jobs/boss.js';
@@ -58,6 +60,10 @@ export interface Context {
   bearer: string | undefined;
   /** What one connection holds open: a WebSocket's context lives as long as the socket. */
   connection: { subscriptions: number };
+  /** On /api/v2: the client application calling (journeys); elsewhere none. */
+  client: ClientAuth;
+  /** The request's raw headers (WebSocket: those of the upgrade request), for operations that read one (`Idempotency-Key`). */
+  headers: IncomingHttpHeaders;
 }
 
 export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: { transport: Transport; auth?: RequestAuth; bearer?: string }): Context {
@@ -78,5 +84,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: {
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     ip: req?.ip ?? '127.0.0.1',
     resp: { headers: {} },
+    client: req?.client ?? { client: null, error: 'Client tokens are used on /api/v2 only.' },
+    headers: req?.headers ?? {},
   };
 }

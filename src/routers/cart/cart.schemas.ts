@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { CART_QUANTITY_MAX } from '../../entities/cart.entity.js';
+import { ITEM_STATUSES, ITEM_TYPES, PRICING_TYPES } from '../../entities/item.entity.js';
+import { STORE_STATUSES } from '../../entities/store.entity.js';
+import { zId } from '../../platform/ids.js';
+import { sanitizeText, zOptionalText } from '../../platform/text.js';
+
+/** Not in the spec: a cart line's notes are short. */
+export const CART_NOTES_MAX = 500;
+
+const quantity = z.number().int().min(1).max(CART_QUANTITY_MAX);
+
+export const cartLineItem = z
+  .object({
+    id: z.uuid(),
+    title: z.string(),
+    type: z.enum(ITEM_TYPES),
+    pricingType: z.enum(PRICING_TYPES),
+    /** Integer cents; null when the item has no price. */
+    priceInCents: z.number().int().nullable(),
+    currency: z.string(),
+    status: z.enum(ITEM_STATUSES),
+  })
+  .meta({ id: 'CartLineItem' });
+
+export const cartLineStore = z
+  .object({ id: z.uuid(), displayName: z.string(), status: z.enum(STORE_STATUSES), paymentsEnabled: z.boolean() })
+  .meta({ id: 'CartLineStore' });
+
+export const cartLineOutput = z
+  .object({
+    id: z.uuid(),
+    itemId: z.uuid(),
+    quantity: z.number().int(),
+    notes: z.string().nullable(),
+    item: cartLineItem,
+    store: cartLineStore,
+    /** Item ACTIVE, pricing FIXED, store ACTIVE with payments, and payments on: checked out and paid; else an inquiry. */
+    isPurchasable: z.boolean(),
+    /** price x quantity in integer cents; null when the item has no price. */
+    lineSubtotalInCents: z.number().int().nullable(),
+  })
+  .meta({ id: 'CartLine' });
+export type CartLineOutput = z.infer<typeof cartLineOutput>;
+
+export const cartOutput = z
+  .object({
+    cartId: z.uuid(),
+    territoryId: z.uuid(),
+    items: z.array(cartLineOutput),
+    /** The sum of the purchasable lines (what a checkout charges), integer cents. */
+    subtotalInCents: z.number().int(),
+    currency: z.string(),
+  })
+  .meta({ id: 'Cart' });
+export type CartOutput = z.infer<typeof cartOutput>;
+
+export const getCartInput = z.object({ territoryId: zId.optional() });
+
+export const addCartItemInput = z.object({
+  /** Optional: the item's territory; when given it must be the item's. */
+  territoryId: zId.nullish(),
+  itemId: zId,
+  quantity,
+  notes: zOptionalText(CART_NOTES_MAX),
+});
+export type AddCartItemInput = z.infer<typeof addCartItemInput>;
+
+/** `notes` omitted keeps them, null or empty clears them. */
+const updateFields = {
+  quantity,
+  notes: z.string().transform(sanitizeText).pipe(z.string().max(CART_NOTES_MAX)).nullable().optional(),
+};
+export const updateCartLineByIdInput = z.object({ id: zId, ...updateFields });
+export const updateCartLineByItemInput = z.object({ itemId: zId, ...updateFields });
+export type UpdateCartLineInput = { ref: string; quantity: number; notes?: string | null | undefined };
+
+export const cartLineRefInput = z.object({ itemId: zId });
