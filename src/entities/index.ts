@@ -17,6 +17,7 @@ import { Notification, OutboxMessage } from './notification.entity.js';
 import { Post, PostComment, PostLike, PostShare } from './post.entity.js';
 import { UserInterest, UserMediaPreferences, UserPreferences } from './preferences.entity.js';
 import { RateLimitCounter } from './rate-limit.entity.js';
+import { ClientApplication } from './client-application.entity.js';
 import { SystemConfig } from './system-config.entity.js';
 import { Territory, TerritorySelection } from './territory.entity.js';
 import { User, UserPermission } from './user.entity.js';
@@ -26,6 +27,11 @@ import { Item } from './item.entity.js';
 import { Inquiry } from './inquiry.entity.js';
 import { PlatformFeeConfig } from './platform-fee.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
+import { Cart, CartItem } from './cart.entity.js';
+import { Checkout, CheckoutIdempotencyRecord, CheckoutItem, SellerTransaction } from './checkout.entity.js';
+import { Payment, PaymentWebhookEvent } from './payment.entity.js';
+import { PostingRestriction, Report, ReportSanction } from './report.entity.js';
+import { Vote, Voting } from './voting.entity.js';
 
 export const entities = [
   User,
@@ -47,6 +53,7 @@ export const entities = [
   UserInterest,
   SystemConfig,
   RateLimitCounter,
+  ClientApplication,
   OutboxMessage,
   Notification,
   MediaAsset,
@@ -77,4 +84,17 @@ export const entities = [
   LedgerAccount,
   LedgerTransaction,
   LedgerEntry,
+  Cart,
+  CartItem,
+  Checkout,
+  CheckoutItem,
+  SellerTransaction,
+  CheckoutIdempotencyRecord,
+  Payment,
+  PaymentWebhookEvent,
+  Report,
+  ReportSanction,
+  PostingRestriction,
+  Voting,
+  Vote,
 ];

@@ -77,7 +77,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
       if (!operation?.responses) continue;
       // The generator lists every scheme on protected operations; each API version has exactly one.
-      if (operation.security?.length) operation.security = isJourney ? [{ ClientCredentials: [] }] : [{ BearerAuth: [] }];
+      if (Array.isArray(operation.security) && operation.security.length > 0)
+        operation.security = isJourney ? [{ ClientCredentials: [] }] : [{ BearerAuth: [] }];
       const success = statusByOperation.get(`${method} ${path}`);
       if (success && operation.responses['200']) {
         const ok = operation.responses['200'];

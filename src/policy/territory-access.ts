@@ -205,8 +205,13 @@ export async function requireTerritory(
       throw forbidden(refusal.message, refusal.code);
     }
   }
-  if (opts.creates && access.postingRestrictedUntil) {
+  if (opts.creates) refusePostingRestricted(access);
+  return access;
+}
+
+/** 403 POSTING_RESTRICTED while a moderation sanction keeps the caller from creating content in this territory. */
+export function refusePostingRestricted(access: TerritoryAccess) {
+  if (access.postingRestrictedUntil) {
     throw forbidden(`You are restricted from posting in this territory until ${access.postingRestrictedUntil.toISOString()}.`, 'POSTING_RESTRICTED');
   }
-  return access;
 }

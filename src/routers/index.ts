@@ -24,6 +24,8 @@ import { territorySuggestionHandler } from './territories/territory-suggestion.j
 import { identityVerificationHandler } from './verification/identity-decision.js';
 import { registerWorkItemHandlers } from './work-items/work-item-handlers.js';
 import { accessRouter } from './access/access.router.js';
+import { clientsRouter } from './clients/clients.router.js';
+import { journeysRouter } from './journeys/journeys.router.js';
 import { authRouter } from './auth/auth.router.js';
 import { usersRouter } from './users/users.router.js';
 import { territoriesRouter } from './territories/territories.router.js';
@@ -53,7 +55,16 @@ import { storesRouter } from './stores/stores.router.js';
 import { itemsRouter } from './items/items.router.js';
 import { inquiriesRouter } from './inquiries/inquiries.router.js';
 import { platformFeesRouter } from './platform-fees/platform-fees.router.js';
+import { cartRouter } from './cart/cart.router.js';
+import { checkoutsRouter } from './checkouts/checkouts.router.js';
 import { canSeeItem } from './items/items.queries.js';
+import { moderationCaseHandler } from './reports/moderation-case.js';
+import { reportsRouter } from './reports/reports.router.js';
+import { moderationRulesRouter } from './moderation-rules/moderation-rules.router.js';
+import { votingsRouter } from './votings/votings.router.js';
+import { eraseVotes } from './votings/votings.service.js';
+import { governanceRouter } from './governance/governance.router.js';
+import { eraseReports } from './reports/reports.service.js';
 
 // Account deletion: each domain erases its own data of the user (src/platform/account-erasure.ts).
 registerAccountEraser('sessions', eraseSessionsAndFactors);
@@ -71,6 +82,8 @@ registerAccountEraser('event-participations', eraseParticipations);
 registerAccountEraser('evidence', eraseEvidence);
 registerAccountEraser('media', eraseMedia);
 registerAccountEraser('chat', eraseChatParticipation);
+registerAccountEraser('reports', eraseReports);
+registerAccountEraser('votes', eraseVotes);
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({
@@ -78,6 +91,7 @@ registerWorkItemHandlers({
   TERRITORY_SUGGESTION: territorySuggestionHandler,
   RESIDENCY_VERIFICATION: residencyVerificationHandler,
   ASSET_CURATION: assetCurationHandler,
+  MODERATION_CASE: moderationCaseHandler,
 });
 
 // Who may see media attached to each kind of content (the media module imports none of them).
@@ -90,6 +104,8 @@ export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
   access: accessRouter,
+  clients: clientsRouter,
+  journeys: journeysRouter,
   territories: territoriesRouter,
   preferences: preferencesRouter,
   mediaPreferences: mediaPreferencesRouter,
@@ -116,6 +132,12 @@ export const appRouter = router({
   items: itemsRouter,
   inquiries: inquiriesRouter,
   platformFees: platformFeesRouter,
+  cart: cartRouter,
+  checkouts: checkoutsRouter,
+  reports: reportsRouter,
+  moderationRules: moderationRulesRouter,
+  votings: votingsRouter,
+  governance: governanceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -21,7 +21,11 @@ const token = (fields: Record<string, string>, headers: Record<string, string> =
     payload: new URLSearchParams(fields).toString(),
   });
 const journey = (accessToken: string | null, query = 'latitude=-23.55&longitude=-46.63') =>
-  t.app.inject({ method: 'GET', url: `/api/v2/journeys/onboarding/suggested-territories?${query}`, headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {} });
+  t.app.inject({
+    method: 'GET',
+    url: `/api/v2/journeys/onboarding/suggested-territories?${query}`,
+    headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {},
+  });
 
 async function newClient(scopes = ['journeys:read', 'journeys:write']) {
   const res = await register(admin.headers, { name: 'App', scopes });
@@ -36,10 +40,21 @@ async function accessTokenOf(client: { clientId: string; clientSecret: string },
 
 describe('POST /api/v1/admin/clients', () => {
   it('201 with Location; the secret is shown once and stored only as a hash', async () => {
-    const res = await register(admin.headers, { name: 'Mobile app', description: 'iOS', scopes: ['journeys:read'], redirectUris: ['https://app.example.org/cb'] });
+    const res = await register(admin.headers, {
+      name: 'Mobile app',
+      description: 'iOS',
+      scopes: ['journeys:read'],
+      redirectUris: ['https://app.example.org/cb'],
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ name: 'Mobile app', description: 'iOS', scopes: ['journeys:read'], redirectUris: ['https://app.example.org/cb'], isActive: true });
+    expect(body).toMatchObject({
+      name: 'Mobile app',
+      description: 'iOS',
+      scopes: ['journeys:read'],
+      redirectUris: ['https://app.example.org/cb'],
+      isActive: true,
+    });
     expect(body.clientId).toMatch(/^cli_[0-9a-f]{24}$/);
     expect(body.clientSecret.length).toBeGreaterThanOrEqual(40);
     expect(res.headers.location).toBe(`/api/v1/admin/clients/${body.id}`);
@@ -55,7 +70,12 @@ describe('POST /api/v1/admin/clients', () => {
     const before = await countRows(t, 'client_application');
     expect((await register({})).statusCode).toBe(401);
     expect((await register((await newUser(t)).headers)).statusCode).toBe(403);
-    for (const payload of [{ name: 'x', scopes: [] }, { name: 'x', scopes: ['admin:everything'] }, { scopes: ['journeys:read'] }, { name: 'x', scopes: ['journeys:read'], redirectUris: ['not a url'] }]) {
+    for (const payload of [
+      { name: 'x', scopes: [] },
+      { name: 'x', scopes: ['admin:everything'] },
+      { scopes: ['journeys:read'] },
+      { name: 'x', scopes: ['journeys:read'], redirectUris: ['not a url'] },
+    ]) {
       expect((await register(admin.headers, payload)).statusCode).toBe(400);
     }
     expect(await countRows(t, 'client_application')).toBe(before);
@@ -88,7 +108,9 @@ describe('POST /oauth/token', () => {
     const scope = await token({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: 'journeys:write' });
     expect(scope.statusCode).toBe(400);
     expect(scope.json().error).toBe('invalid_scope');
-    expect((await token({ grant_type: 'password', client_id: client.clientId, client_secret: client.clientSecret })).json().error).toBe('unsupported_grant_type');
+    expect((await token({ grant_type: 'password', client_id: client.clientId, client_secret: client.clientSecret })).json().error).toBe(
+      'unsupported_grant_type',
+    );
     const json = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials' } });
     expect(json.statusCode).toBe(400);
     expect(json.json().error).toBe('invalid_request');
@@ -144,7 +166,12 @@ describe('client tokens on the journeys API', () => {
 
   it('rotate and deactivate: 404 for an unknown client, 403 for a non-admin', async () => {
     const other = await newUser(t);
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/admin/clients/0190a4f6-0000-7000-8000-000000000000/rotate-secret', headers: admin.headers })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'DELETE', url: '/api/v1/admin/clients/0190a4f6-0000-7000-8000-000000000000', headers: other.headers })).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/admin/clients/0190a4f6-0000-7000-8000-000000000000/rotate-secret', headers: admin.headers }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: '/api/v1/admin/clients/0190a4f6-0000-7000-8000-000000000000', headers: other.headers })).statusCode,
+    ).toBe(403);
   });
 });

@@ -4,6 +4,7 @@ import { openApiDocument } from '../../src/app.js';
 import { seedSystemConfig } from '../../src/db/seed/system-config.js';
 import { TERRITORY_FEATURE_FLAGS } from '../../src/entities/territory.entity.js';
 import { newId } from '../../src/platform/ids.js';
+import { signWebhook } from '../../src/routers/payments/gateway.js';
 import { newEvent, newMapEntity, newPost } from '../factories/content.js';
 import { addMembership, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { multipartBody, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
@@ -183,6 +184,13 @@ async function notification(w: World) {
   return { owner, id };
 }
 
+/** A client application registered by an admin; its "owner" is a plain resident (clients belong to no user). */
+async function clientCall(w: World, suffix: string): Promise<Call> {
+  const admin = await newAdmin(w.t);
+  const body = await created(w, admin, '/api/v1/admin/clients', { name: 'Matrix client', scopes: ['journeys:read'] });
+  return { owner: await resident(w), url: `/api/v1/admin/clients/${body.id}${suffix}` };
+}
+
 // ---- marketplace fixtures: a verified resident's store (and an item of it) in the marketplace territory
 
 async function store(w: World) {
@@ -212,6 +220,44 @@ async function itemCall(w: World, suffix: string, payload?: Record<string, unkno
   return { owner, url: `/api/v1/items/${id}${suffix}`, payload };
 }
 
+// ---- cart and checkout fixtures: a buyer (the owner) with a cart line, or a checkout, of another resident's item
+
+async function cartLine(w: World) {
+  const { id: itemId } = await item(w);
+  const owner = await resident(w);
+  const body = await created(w, owner, '/api/v1/cart/items', { itemId, quantity: 1 });
+  return { owner, id: body.id, itemId };
+}
+
+async function cartCall(w: World, path: (line: { id: string; itemId: string }) => string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, ...line } = await cartLine(w);
+  return { owner, url: path(line), payload };
+}
+
+async function checkoutCall(w: World, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const { owner, itemId } = await cartLine(w);
+  const res = await w.t.app.inject({ method: 'POST', url: '/api/v1/cart/checkout', headers: owner.headers, payload: { territoryId: T(w) } });
+  if (res.statusCode !== 201) throw new Error(`fixture checkout of ${itemId}: ${res.statusCode} ${res.body}`);
+  return { owner, url: `/api/v1/checkouts/${res.json().checkouts[0].id}${suffix}`, payload };
+}
+
+/** A signed `payment.succeeded` webhook for a fresh checkout (the signature, not the caller, authenticates it). */
+async function webhookCall(w: World): Promise<Call> {
+  const { owner, url } = await checkoutCall(w, '');
+  const checkout = (await w.t.app.inject({ method: 'GET', url, headers: owner.headers })).json();
+  const raw = JSON.stringify({
+    id: `evt_${checkout.id}`,
+    type: 'payment.succeeded',
+    data: { paymentId: checkout.payment.id, checkoutId: checkout.id, amountInCents: checkout.totalInCents, currency: checkout.currency },
+  });
+  const signature = signWebhook(w.t.deps.config.payments.webhookSecret, raw);
+  return {
+    owner,
+    url: '/api/v1/payments/webhooks/fake',
+    multipart: { payload: Buffer.from(raw), headers: { 'content-type': 'application/json', 'x-signature': signature } },
+  };
+}
+
 // ---- chat fixtures: an identity-Verified resident owns an ACTIVE group (or one in the status a row needs)
 
 async function chatOwner(w: World) {
@@ -238,6 +284,8 @@ async function chatGroupAction(w: World, status: string, action: string): Promis
 }
 
 const MATRIX: Record<string, Row> = {
+  'POST /api/v1/admin/clients/{id}/rotate-secret': { make: async (w) => clientCall(w, '/rotate-secret'), expect: adminOnly(200) },
+  'DELETE /api/v1/admin/clients/{id}': { make: async (w) => clientCall(w, ''), expect: adminOnly(204) },
   'GET /api/v1/stores/{storeId}': { make: async (w) => storeCall(w, ''), expect: all(200) },
   'PATCH /api/v1/stores/{storeId}': {
     make: async (w) => storeCall(w, '', { status: 'PAUSED' }),
@@ -256,6 +304,39 @@ const MATRIX: Record<string, Row> = {
     make: async (w) => itemCall(w, '/inquiries', { message: 'Is it still available?' }),
     expect: { owner: 400, member: 201, visitor: 201, outsider: 201, curator: 201, admin: 201 },
   },
+  'PATCH /api/v1/cart/items/{id}': {
+    make: async (w) => cartCall(w, (l) => `/api/v1/cart/items/${l.id}`, { quantity: 2 }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'PUT /api/v1/cart/items/{id}': {
+    make: async (w) => cartCall(w, (l) => `/api/v1/cart/items/${l.id}`, { quantity: 2 }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'PUT /api/v1/cart/{itemId}': {
+    make: async (w) => cartCall(w, (l) => `/api/v1/cart/${l.itemId}`, { quantity: 2 }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'DELETE /api/v1/cart/{itemId}': {
+    make: async (w) => cartCall(w, (l) => `/api/v1/cart/${l.id}`),
+    expect: { owner: 204, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'GET /api/v1/checkouts/{checkoutId}': {
+    make: async (w) => checkoutCall(w, ''),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 200 },
+  },
+  'POST /api/v1/checkouts/{checkoutId}/cancel': {
+    make: async (w) => checkoutCall(w, '/cancel'),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 403 },
+  },
+  'POST /api/v1/checkouts/{checkoutId}/simulate-payment': {
+    make: async (w) => checkoutCall(w, '/simulate-payment', { outcome: 'SUCCEEDED' }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 403 },
+  },
+  'GET /api/v1/stores/{storeId}/orders': {
+    make: async (w) => storeCall(w, '/orders'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'POST /api/v1/payments/webhooks/{provider}': { make: webhookCall, expect: all(200) },
   'GET /api/v1/territories/{territoryId}/platform-fees': {
     make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-fees` }),
     expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
@@ -618,7 +699,97 @@ const MATRIX: Record<string, Row> = {
     make: async (w) => chatCall(w, '/read', {}),
     expect: { owner: 204, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 204 },
   },
+  // Moderation: anyone reports (not their own post, not themselves).
+  'POST /api/v1/reports/posts/{postId}': {
+    make: async (w) => {
+      const { owner, id } = await post(w);
+      return { owner, url: `/api/v1/reports/posts/${id}`, payload: { reason: 'Spam' } };
+    },
+    expect: { owner: 400, member: 201, visitor: 201, outsider: 201, curator: 201, admin: 201 },
+  },
+  'POST /api/v1/reports/users/{userId}': {
+    make: async (w) => {
+      const owner = await resident(w);
+      return { owner, url: `/api/v1/reports/users/${owner.id}`, payload: { reason: 'Rude', territoryId: T(w) } };
+    },
+    expect: { owner: 400, member: 201, visitor: 201, outsider: 201, curator: 201, admin: 201 },
+  },
+  'GET /api/v1/territories/{territoryId}/moderation-rules': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/moderation-rules` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/moderation-rules': {
+    make: async (w) => ({
+      owner: await resident(w),
+      url: `/api/v1/territories/${T(w)}/moderation-rules`,
+      payload: { name: 'Words', ruleType: 'ProhibitedWords', config: { words: ['scam'] } },
+    }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 201, admin: 201 },
+  },
+  'PATCH /api/v1/territories/{territoryId}/moderation-rules/{ruleId}': {
+    make: async (w) => moderationRuleCall(w, { isActive: false }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'DELETE /api/v1/territories/{territoryId}/moderation-rules/{ruleId}': {
+    make: async (w) => moderationRuleCall(w),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 204, admin: 204 },
+  },
+  // Governance: the owner is the voting's creator (a verified resident).
+  'POST /api/v1/territories/{territoryId}/votings': {
+    make: async (w) => ({
+      owner: await resident(w),
+      url: `/api/v1/territories/${T(w)}/votings`,
+      payload: { type: 'ThemePrioritization', title: 'First?', options: ['Parks', 'Lights'], visibility: 'AllMembers' },
+    }),
+    expect: { owner: 201, member: 201, visitor: 403, outsider: 403, curator: 201, admin: 201 },
+  },
+  'GET /api/v1/territories/{territoryId}/votings': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/votings` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/votings/{votingId}': {
+    make: async (w) => votingCall(w, 'Open', ''),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/votings/{votingId}/open': {
+    make: async (w) => votingCall(w, 'Draft', '/open'),
+    // A Draft is invisible (404) to all but its creator and curators.
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/votings/{votingId}/vote': {
+    make: async (w) => votingCall(w, 'Open', '/vote', { selectedOption: 'Parks' }),
+    expect: { owner: 204, member: 204, visitor: 204, outsider: 403, curator: 204, admin: 204 },
+  },
+  'POST /api/v1/territories/{territoryId}/votings/{votingId}/close': {
+    make: async (w) => votingCall(w, 'Open', '/close'),
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/votings/{votingId}/results': {
+    make: async (w) => votingCall(w, 'Rejected', '/results'),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
 };
+
+async function moderationRuleCall(w: World, payload?: Record<string, unknown>): Promise<Call> {
+  const owner = await resident(w);
+  const id = newId();
+  await w.t.sql(
+    `insert into territory_moderation_rule (id, created_at_utc, updated_at_utc, territory_id, rule_type, name, config, is_active)
+     values ($1, now(), now(), $2, 'ProhibitedWords', 'Words', '{"words":["scam"]}', true)`,
+    [id, T(w)],
+  );
+  return { owner, url: `/api/v1/territories/${T(w)}/moderation-rules/${id}`, payload };
+}
+async function votingCall(w: World, status: string, suffix: string, payload?: Record<string, unknown>): Promise<Call> {
+  const owner = await resident(w);
+  const id = newId();
+  await w.t.sql(
+    `insert into voting (id, created_at_utc, territory_id, created_by_user_id, type, title, options, visibility, status, payload, results)
+     values ($1, now(), $2, $3, 'ThemePrioritization', 'First?', '{Parks,Lights}', 'AllMembers', $4, '{}', $5)`,
+    [id, T(w), owner.id, status, status === 'Rejected' ? '{"Parks":0,"Lights":0}' : null],
+  );
+  return { owner, url: `/api/v1/territories/${T(w)}/votings/${id}${suffix}`, payload };
+}
 
 async function blockCall(w: World, path: string): Promise<Call> {
   const owner = await newUser(w.t);

@@ -8,7 +8,12 @@ import { newUser } from '../factories/index.js';
 import { appDatabaseUrl, createTestApp, type TestApp } from '../setup/test-app.js';
 
 /** Two API processes on one database: a caller's limit holds across them (counters in PostgreSQL). */
-const LIMITS = { RateLimiting__PermitLimit: '6', RateLimiting__Write__PermitLimit: '4', RateLimiting__Auth__PermitLimit: '100', RateLimiting__FeedRead__PermitLimit: '100' };
+const LIMITS = {
+  RateLimiting__PermitLimit: '6',
+  RateLimiting__Write__PermitLimit: '4',
+  RateLimiting__Auth__PermitLimit: '100',
+  RateLimiting__FeedRead__PermitLimit: '100',
+};
 let a: TestApp;
 let b: BuiltApp;
 beforeAll(async () => {

@@ -20,7 +20,8 @@ import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
 import { AppError, badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
-import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
+import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
+import { enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { assertAttachable, attachMedia, mediaUrl } from '../media/media.service.js';
 import {
@@ -353,6 +354,8 @@ export async function listMessages(ctx: ServiceContext, input: ListMessagesInput
  */
 export async function sendMessage(ctx: ServiceContext, input: SendMessageInput): Promise<MessageOutput> {
   const { conv, access } = await openConversation(ctx, input.conversationId, 'write');
+  refusePostingRestricted(access);
+  await enforceProhibitedWordsOn(ctx.em, access.territoryId, input.text, 'text');
   if (conv.status !== 'ACTIVE') throw conflict(`This conversation is ${conv.status}: no new messages.`, 'CONVERSATION_NOT_ACTIVE');
   if (conv.kind === 'DIRECT') {
     const [other] = await execSql<{ user_id: string }>(ctx.em, 'select user_id from chat_participant where conversation_id = ? and user_id <> ? limit 1', [

@@ -9,7 +9,12 @@ const TAGS = ['Administration'];
 export const clientsRouter = router({
   register: adminProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/admin/clients', tags: TAGS, summary: 'Register a client application of the journeys API (its secret is shown once)' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/clients',
+        tags: TAGS,
+        summary: 'Register a client application of the journeys API (its secret is shown once)',
+      },
       successStatus: 201,
     })
     .input(registerClientInput)
@@ -41,7 +46,12 @@ export const clientsRouter = router({
 
   deactivate: adminProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/api/v1/admin/clients/{id}', tags: TAGS, summary: 'Deactivate a client application: its tokens stop working at once' },
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/admin/clients/{id}',
+        tags: TAGS,
+        summary: 'Deactivate a client application: its tokens stop working at once',
+      },
       successStatus: 204,
     })
     .input(clientIdInput)

@@ -18,7 +18,6 @@ import type { ClientOutput, ClientWithSecretOutput, RegisterClientInput } from '
 
 const scrypt = promisify(scryptCallback) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
 
-
 type ClientRow = InferEntity<typeof ClientApplication>;
 
 async function hashSecret(secret: string): Promise<string> {
@@ -62,7 +61,13 @@ export async function registerClient(ctx: ServiceContext, input: RegisterClientI
     redirectUris: input.redirectUris,
     createdByUserId: ctx.user.id,
   });
-  audit(ctx.em, { actorUserId: ctx.user.id, action: 'client.registered', subjectType: 'ClientApplication', subjectId: row.id, data: { clientId: row.clientId } });
+  audit(ctx.em, {
+    actorUserId: ctx.user.id,
+    action: 'client.registered',
+    subjectType: 'ClientApplication',
+    subjectId: row.id,
+    data: { clientId: row.clientId },
+  });
   await ctx.em.flush();
   return { ...toOutput(row), clientSecret: secret };
 }
@@ -116,7 +121,6 @@ export interface TokenRequest {
   scope: string | undefined;
 }
 
-
 /**
  * The token endpoint's work: a client_credentials grant for an active client whose secret matches, with the
  * requested scopes it holds (none requested: all of them). Wrong secrets count against the client in the credential
@@ -142,6 +146,11 @@ export async function issueClientToken(ctx: PublicServiceContext, request: Token
   const unknown = requested.filter((s) => !row.scopes.includes(s as ClientScope));
   if (unknown.length > 0) throw new OAuthError('invalid_scope', `The client does not hold: ${unknown.join(' ')}.`);
   const scopes = [...new Set(requested)] as ClientScope[];
-  const { token } = await signAccessToken(clientTokenSettings(ctx.config.jwt), row.id, { client_id: row.clientId, scope: scopes.join(' '), sv: row.secretVersion }, CLIENT_TOKEN_TYPE);
+  const { token } = await signAccessToken(
+    clientTokenSettings(ctx.config.jwt),
+    row.id,
+    { client_id: row.clientId, scope: scopes.join(' '), sv: row.secretVersion },
+    CLIENT_TOKEN_TYPE,
+  );
   return { access_token: token, token_type: 'Bearer' as const, expires_in: CLIENT_TOKEN_SECONDS, scope: scopes.join(' ') };
 }

@@ -48,7 +48,15 @@ export const oauthRoutes: PlainRoutes = {
         if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
           throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
         }
-        const ctx = { em: deps.orm.em.fork() as EntityManager, user: null, authSession: null, sessionId: null, clock, storage: deps.storage, config: deps.config };
+        const ctx = {
+          em: deps.orm.em.fork() as EntityManager,
+          user: null,
+          authSession: null,
+          sessionId: null,
+          clock,
+          storage: deps.storage,
+          config: deps.config,
+        };
         return reply.status(200).send(await issueClientToken(ctx, tokenRequest(request)));
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;

@@ -102,6 +102,7 @@ async function mayNotify(tx: EntityManager, userId: string, territoryId: string,
 export async function createEvent(ctx: ServiceContext, input: CreateEventInput): Promise<EventOutput> {
   const access = await requireTerritory(ctx, input.territoryId, {
     as: 'member',
+    creates: true,
     denied: { message: 'Only members (visitors or residents) of this territory can create events.', code: 'NOT_MEMBER' },
   });
   const { em, user } = ctx;

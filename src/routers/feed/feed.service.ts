@@ -6,11 +6,11 @@ import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
-import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
+import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrlsOf } from '../media/media.service.js';
 import { residentIdsOf } from '../memberships/memberships.queries.js';
-import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
+import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import {
   type CommentRow,
@@ -377,7 +377,10 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
   const { id: postId, content } = input;
   return onExistingPost(() =>
     em.transactional(async (tx) => {
-      await visiblePost(tx, user, postId);
+      const post = await visiblePost(tx, user, postId);
+      // A comment is content of the post's territory: its sanction and its prohibited words apply.
+      refusePostingRestricted(await requireTerritory({ em: tx, user, sessionId: null }, post.territory_id, { status: 'ANY' }));
+      await enforceProhibitedWordsOn(tx, post.territory_id, content, 'content');
       const comment = tx.create(PostComment, { postId, authorUserId: user.id, content });
       await tx.flush();
       await execSql(tx, 'update post set comment_count = comment_count + 1 where id = ?', [postId]);

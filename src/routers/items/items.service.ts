@@ -73,7 +73,7 @@ function requireManager(access: TerritoryAccess, storeOwnerUserId: string, what:
 export async function createItem(ctx: ServiceContext, input: CreateItemInput): Promise<ItemOutput> {
   const store = await storeFacts(ctx.em, input.storeId);
   if (!store) throw notFound('Store');
-  const access = await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE });
+  const access = await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE, creates: true });
   requireManager(access, store.owner_user_id, 'add items to this store');
   if (input.territoryId && input.territoryId.toLowerCase() !== store.territory_id) throw validationFailed('storeId', 'must be a store of the given territory');
   await enforceMarketplacePolicy(ctx.em, store.territory_id, input);

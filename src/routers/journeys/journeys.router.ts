@@ -40,7 +40,15 @@ export const journeysRouter = router({
     .query(async ({ ctx, input }) => {
       const found = await nearby(ctx, { lat: input.latitude, lng: input.longitude, radiusKm: input.radiusKm, limit: input.limit });
       return {
-        territories: found.map((t) => ({ id: t.id, name: t.name, city: t.city, state: t.state, latitude: t.latitude, longitude: t.longitude, distanceKm: t.distanceKm })),
+        territories: found.map((t) => ({
+          id: t.id,
+          name: t.name,
+          city: t.city,
+          state: t.state,
+          latitude: t.latitude,
+          longitude: t.longitude,
+          distanceKm: t.distanceKm,
+        })),
       };
     }),
 });
