@@ -50,6 +50,8 @@ export async function liveMessages(
     offAnnouncements();
     offReconnect();
   };
+  // A stream aborted before its first read never runs its `finally`: the abort releases the listeners then.
+  signal?.addEventListener('abort', () => void stop(), { once: true });
   let lastSeq: number;
   try {
     // The first subscriber of a process starts the LISTEN: the stream's start is read only once it is in effect.

@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { tracked } from '@trpc/server';
+import { tracked, type TrackedEnvelope } from '@trpc/server';
 import { EventEmitter, on } from 'node:events';
 import type { Realtime } from '../../realtime/realtime.js';
 import type { NotificationOutput } from './notifications.schemas.js';
@@ -31,13 +31,16 @@ function parseAnnouncement(payload: string): Announcement | null {
  * envelope whose id is the notification id. With `lastEventId` (a reconnecting client) the ones created after it
  * come first. When this process's LISTEN connection had to reconnect, what was created meanwhile is read from the
  * database, so nothing is lost; ids already sent are not sent twice.
+ *
+ * Resolves once the stream listens (LISTEN in effect, announcements buffered): the subscription is reported started
+ * only then, so a notification delivered right after "started" is never missed.
  */
-export async function* liveNotifications(
+export async function liveNotifications(
   deps: { orm: MikroORM; realtime: Realtime },
   userId: string,
   lastEventId: string | null,
   signal: AbortSignal | undefined,
-) {
+): Promise<AsyncGenerator<TrackedEnvelope<NotificationOutput>>> {
   const startedAt = new Date();
   const inbox = new EventEmitter();
   // Listen before reading the backlog, so nothing falls between the two.
@@ -46,6 +49,21 @@ export async function* liveNotifications(
     if (announcement?.userId === userId) inbox.emit('item', announcement.notificationId);
   });
   const offReconnect = deps.realtime.onReconnect(() => inbox.emit('item', CATCH_UP));
+  // Buffers from now on, before the stream is started.
+  const items = on(inbox, 'item', { signal });
+  const stop = async () => {
+    await items.return?.();
+    offAnnouncements();
+    offReconnect();
+  };
+  // A stream aborted before its first read never runs its `finally`: the abort releases the listeners then.
+  signal?.addEventListener('abort', () => void stop(), { once: true });
+  try {
+    await deps.realtime.listeningOn(NOTIFICATION_CHANNEL);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   const em = () => deps.orm.em.fork() as EntityManager;
 
   const seen = new Set<string>();
@@ -58,25 +76,27 @@ export async function* liveNotifications(
   };
   const missed = () => (lastId ? listMineAfter(em(), userId, lastId, CATCH_UP_LIMIT) : listMineSince(em(), userId, startedAt, CATCH_UP_LIMIT));
 
-  try {
-    if (lastEventId) {
-      for (const n of await missed()) yield deliver(n);
-    }
-    for await (const [item] of on(inbox, 'item', { signal })) {
-      if (item === CATCH_UP) {
-        for (const n of await missed()) if (!seen.has(n.id)) yield deliver(n);
-        continue;
+  async function* stream() {
+    try {
+      if (lastEventId) {
+        for (const n of await missed()) yield deliver(n);
       }
-      const id = item as string;
-      if (seen.has(id)) continue;
-      const n = await findMine(em(), userId, id);
-      if (n) yield deliver(n);
+      for await (const [item] of items) {
+        if (item === CATCH_UP) {
+          for (const n of await missed()) if (!seen.has(n.id)) yield deliver(n);
+          continue;
+        }
+        const id = item as string;
+        if (seen.has(id)) continue;
+        const n = await findMine(em(), userId, id);
+        if (n) yield deliver(n);
+      }
+    } catch (error) {
+      // The client unsubscribed or disconnected: a normal end of the stream.
+      if (!(signal?.aborted && (error as Error).name === 'AbortError')) throw error;
+    } finally {
+      await stop();
     }
-  } catch (error) {
-    // The client unsubscribed or disconnected: a normal end of the stream.
-    if (!(signal?.aborted && (error as Error).name === 'AbortError')) throw error;
-  } finally {
-    offAnnouncements();
-    offReconnect();
   }
+  return stream();
 }
