@@ -51,3 +51,14 @@ export const journeyProcedure = (scope: ClientScope) =>
     if (!client.scopes.includes(scope)) throw forbidden(`This operation requires the ${scope} scope.`);
     return next({ ctx: { ...ctx, client: { client, error: null } } });
   });
+
+/**
+ * A journey acting for a user: the client token holding `scope` (GET: `journeys:read`, POST: `journeys:write`),
+ * then the user of `X-User-Token` (401 UNAUTHORIZED when missing or invalid); `ctx.user` is that user.
+ */
+export const journeyUserProcedure = (scope: ClientScope) =>
+  journeyProcedure(scope).use(({ ctx, next }) => {
+    const user = ctx.auth.user;
+    if (!user) throw unauthorized(ctx.auth.error ?? 'This journey acts for a user: send their access token in X-User-Token.');
+    return next({ ctx: { ...ctx, user } });
+  });

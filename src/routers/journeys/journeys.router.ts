@@ -1,9 +1,28 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { journeyProcedure } from '../../trpc/procedures.js';
+import { journeyProcedure, journeyUserProcedure } from '../../trpc/procedures.js';
+import { createEventInput } from '../events/events.schemas.js';
 import { nearby } from '../territories/territories.service.js';
+import {
+  createEventJourney,
+  createEventJourneyOutput,
+  participateInput,
+  participateJourney,
+  participateOutput,
+  territoryEvents,
+  territoryEventsInput,
+  territoryEventsOutput,
+} from './events-journeys.js';
+import { interact, interactInput, interactOutput, territoryFeed, territoryFeedInput, territoryFeedOutput } from './feed-journeys.js';
+import { journeyCache } from './journey-cache.js';
+import { JOURNEY_TAGS as TAGS } from './journey-common.js';
+import * as marketplace from './marketplace-journeys.js';
+import { complete, completeInput, completeOutput } from './onboarding-journeys.js';
 
-const TAGS = ['Journeys'];
+/** GET journeys acting for a user: `journeys:read`, the user token, the 60 s cache. */
+const userRead = journeyUserProcedure('journeys:read').use(journeyCache);
+/** POST journeys acting for a user: `journeys:write`, the user token; a success drops the user's cached answers. */
+const userWrite = journeyUserProcedure('journeys:write').use(journeyCache);
 
 const suggestedTerritoriesInput = z.object({
   latitude: z.coerce.number().min(-90).max(90),
@@ -26,6 +45,7 @@ const suggestedTerritoriesOutput = z
  */
 export const journeysRouter = router({
   suggestedTerritories: journeyProcedure('journeys:read')
+    .use(journeyCache)
     .meta({
       openapi: {
         method: 'GET',
@@ -51,4 +71,124 @@ export const journeysRouter = router({
         })),
       };
     }),
+
+  completeOnboarding: userWrite
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/journeys/onboarding/complete',
+        tags: TAGS,
+        summary: 'Enter the chosen territory as a visitor (idempotent), select it for the session; first feed and next steps',
+        protect: true,
+      },
+    })
+    .input(completeInput)
+    .output(completeOutput)
+    .mutation(({ ctx, input }) => complete(ctx, input)),
+
+  territoryFeed: userRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v2/journeys/feed/territory-feed',
+        tags: TAGS,
+        summary: "A territory's feed screen: posts with counts, media, event, author and the user's interactions",
+        protect: true,
+      },
+    })
+    .input(territoryFeedInput)
+    .output(territoryFeedOutput)
+    .query(({ ctx, input }) => territoryFeed(ctx, input)),
+
+  interact: userWrite
+    .meta({
+      openapi: { method: 'POST', path: '/api/v2/journeys/feed/interact', tags: TAGS, summary: 'Like, unlike, comment on or share a post', protect: true },
+    })
+    .input(interactInput)
+    .output(interactOutput)
+    .mutation(({ ctx, input }) => interact(ctx, input)),
+
+  territoryEvents: userRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v2/journeys/events/territory-events',
+        tags: TAGS,
+        summary: "A territory's events with participants, media and the user's participation",
+        protect: true,
+      },
+    })
+    .input(territoryEventsInput)
+    .output(territoryEventsOutput)
+    .query(({ ctx, input }) => territoryEvents(ctx, input)),
+
+  createEvent: userWrite
+    .meta({
+      openapi: { method: 'POST', path: '/api/v2/journeys/events/create-event', tags: TAGS, summary: 'Create an event (as POST /api/v1/events)', protect: true },
+      successStatus: 201,
+    })
+    .input(createEventInput)
+    .output(createEventJourneyOutput)
+    .mutation(async ({ ctx, input }) => {
+      const created = await createEventJourney(ctx, input);
+      ctx.resp.headers.Location = `/api/v1/events/${created.event.id}`;
+      return created;
+    }),
+
+  participate: userWrite
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/journeys/events/participate',
+        tags: TAGS,
+        summary: 'Mark interest in, confirm or cancel (remove) the user’s participation in an event',
+        protect: true,
+      },
+    })
+    .input(participateInput)
+    .output(participateOutput)
+    .mutation(({ ctx, input }) => participateJourney(ctx, input)),
+
+  marketplaceSearch: userRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v2/journeys/marketplace/search',
+        tags: TAGS,
+        summary: "Search a territory's marketplace: items, stores, facets and suggestions",
+        protect: true,
+      },
+    })
+    .input(marketplace.searchInput)
+    .output(marketplace.searchOutput)
+    .query(({ ctx, input }) => marketplace.search(ctx, input)),
+
+  addToCart: userWrite
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/journeys/marketplace/add-to-cart',
+        tags: TAGS,
+        summary: "Put an item in the user's cart; the cart and its total",
+        protect: true,
+      },
+    })
+    .input(marketplace.addToCartInput)
+    .output(marketplace.addToCartOutput)
+    .mutation(({ ctx, input }) => marketplace.addToCart(ctx, input)),
+
+  checkout: userWrite
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/journeys/marketplace/checkout',
+        tags: TAGS,
+        summary: "Check out the user's cart in a territory (one order per store; Idempotency-Key honoured)",
+        protect: true,
+      },
+      successStatus: 201,
+    })
+    .input(marketplace.checkoutJourneyInput)
+    .output(marketplace.checkoutJourneyOutput)
+    .mutation(({ ctx, input }) => marketplace.checkout(ctx, input)),
 });

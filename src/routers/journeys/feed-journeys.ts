@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { execSql, pgArray } from '../../db/sql.js';
+import { zId } from '../../platform/ids.js';
+import { pageInput } from '../../platform/pagination.js';
+import { badRequest } from '../../platform/problems.js';
+import { isSystemAdmin, type ServiceContext } from '../../platform/service-context.js';
+import { zText } from '../../platform/text.js';
+import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
+import { addComment, getPost, likePost, pageFeed, sharePost, unlikePost } from '../feed/feed.service.js';
+import { curatedTerritoryIdsOf } from '../memberships/memberships.queries.js';
+import { journeyMedia, journeyPagination, mediaOf, paginationOf } from './journey-common.js';
+
+// ---- Schemas ----
+
+export const territoryFeedInput = z.object({ territoryId: zId, ...pageInput });
+
+const counts = z.object({ likes: z.number().int(), comments: z.number().int(), shares: z.number().int() }).meta({ id: 'JourneyPostCounts' });
+const userInteractions = z.object({ liked: z.boolean(), shared: z.boolean(), commented: z.boolean() }).meta({ id: 'JourneyPostInteractions' });
+
+const feedItemJourney = z
+  .object({
+    post: feedItemOutput,
+    counts,
+    media: z.array(journeyMedia),
+    event: feedEventSummaryOutput.nullable(),
+    author: feedAuthorOutput,
+    userInteractions,
+    metadata: z.object({ canEdit: z.boolean(), canDelete: z.boolean() }),
+  })
+  .meta({ id: 'FeedItemJourney' });
+
+export const territoryFeedOutput = z
+  .object({
+    items: z.array(feedItemJourney),
+    pagination: journeyPagination,
+    filters: z.object({ territoryId: z.uuid() }),
+  })
+  .meta({ id: 'JourneyTerritoryFeed' });
+
+export const INTERACT_ACTIONS = ['LIKE', 'UNLIKE', 'COMMENT', 'SHARE'] as const;
+
+export const interactInput = z
+  .object({
+    postId: zId,
+    action: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(INTERACT_ACTIONS)),
+    comment: zText({ max: 2000 }).nullish(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.action === 'COMMENT' && !v.comment) ctx.addIssue({ code: 'custom', path: ['comment'], message: 'required when action is COMMENT' });
+  });
+
+export const interactOutput = z.object({ post: feedItemOutput, counts, userInteractions }).meta({ id: 'JourneyPostInteraction' });
+
+// ---- Services ----
+
+type Interactions = z.infer<typeof userInteractions>;
+
+async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions>> {
+  const ids = posts.map((p) => p.id);
+  const out = new Map<string, Interactions>(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false }]));
+  if (ids.length === 0) return out;
+  const rows = await execSql<{ post_id: string; shared: boolean; commented: boolean }>(
+    ctx.em,
+    `select p.id as post_id,
+            exists (select 1 from post_share s where s.post_id = p.id and s.user_id = ?) as shared,
+            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = ?) as commented
+       from post p where p.id = any(?::uuid[])`,
+    [ctx.user.id, ctx.user.id, pgArray(ids)],
+  );
+  for (const r of rows) {
+    const entry = out.get(r.post_id);
+    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented });
+  }
+  return out;
+}
+
+const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: post.commentCount, shares: post.shareCount });
+
+/** One screen of a territory's feed: each post with its counts, media, event, author and what the user did with it. */
+export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof territoryFeedInput>): Promise<z.infer<typeof territoryFeedOutput>> {
+  const page = await pageFeed(ctx, { territoryId: input.territoryId, filterByInterests: false, pageNumber: input.pageNumber, pageSize: input.pageSize });
+  const posts = page.items;
+  const [media, interactions, curated] = await Promise.all([
+    mediaOf(
+      ctx.em,
+      'POST',
+      posts.map((p) => p.id),
+    ),
+    interactionsOf(ctx, posts),
+    curatedTerritoryIdsOf(ctx.em, ctx.user.id),
+  ]);
+  const admin = isSystemAdmin(ctx.user);
+  return {
+    items: posts.map((post) => {
+      const own = post.author.id === ctx.user.id;
+      return {
+        post,
+        counts: countsOf(post),
+        media: media.get(post.id) ?? [],
+        event: post.event,
+        author: post.author,
+        userInteractions: interactions.get(post.id) ?? { liked: post.likedByMe, shared: false, commented: false },
+        metadata: { canEdit: own, canDelete: own || admin || curated.includes(post.territoryId) },
+      };
+    }),
+    pagination: paginationOf(page),
+    filters: { territoryId: input.territoryId },
+  };
+}
+
+/** Like, unlike, comment on or share a post, answering the post as it now stands. */
+export async function interact(ctx: ServiceContext, input: z.infer<typeof interactInput>): Promise<z.infer<typeof interactOutput>> {
+  const id = input.postId;
+  switch (input.action) {
+    case 'LIKE':
+      await likePost(ctx, { id });
+      break;
+    case 'UNLIKE':
+      await unlikePost(ctx, { id });
+      break;
+    case 'COMMENT':
+      if (!input.comment) throw badRequest('A comment is required.', 'VALIDATION_FAILED', [{ field: 'comment', message: 'required' }]);
+      await addComment(ctx, { id, content: input.comment });
+      break;
+    case 'SHARE':
+      await sharePost(ctx, { id });
+      break;
+  }
+  const post = await getPost(ctx, { id });
+  const interactions = await interactionsOf(ctx, [post]);
+  return { post, counts: countsOf(post), userInteractions: interactions.get(post.id) ?? { liked: post.likedByMe, shared: false, commented: false } };
+}
