@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { router } from '../../trpc/init.js';
+import { authedProcedure } from '../../trpc/procedures.js';
+import { payoutConfigInput, payoutConfigOutput, sellerBalanceOutput, sellerTransactionOutput, territoryIdInput } from './payouts.schemas.js';
+import { getPayoutConfig, putPayoutConfig } from './payout-config.service.js';
+import { getMySellerBalance, getMySellerTransactions } from './seller-balance.service.js';
+import { refundCheckout } from './refunds.service.js';
+import { checkoutIdInput, checkoutOutput } from '../checkouts/checkouts.schemas.js';
+
+const TAGS = ['Payouts'];
+const CONFIG_PATH = '/api/v1/territories/{territoryId}/payout-config';
+const BALANCE_PATH = '/api/v1/territories/{territoryId}/seller-balance/me';
+
+export const payoutsRouter = router({
+  putConfig: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: CONFIG_PATH,
+        tags: TAGS,
+        summary:
+          "Create (201) or replace (200) the territory's payout configuration (SYSTEM_ADMIN or FINANCIAL_MANAGER); requiresApproval is stored, not acting",
+      },
+      successStatus: 201,
+      idempotentRepeat: true,
+    })
+    .input(payoutConfigInput)
+    .output(payoutConfigOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { created, config } = await putPayoutConfig(ctx, input);
+      if (!created) ctx.resp.status = 200;
+      return config;
+    }),
+
+  getConfig: authedProcedure
+    .meta({ openapi: { method: 'GET', path: CONFIG_PATH, tags: TAGS, summary: "The territory's active payout configuration (members); 404 before any" } })
+    .input(territoryIdInput)
+    .output(payoutConfigOutput)
+    .query(({ ctx, input }) => getPayoutConfig(ctx, input)),
+
+  myBalance: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: BALANCE_PATH,
+        tags: TAGS,
+        summary: 'My seller balance in the territory, projected from the ledger; 404 NO_SELLER_BALANCE before the first paid sale',
+      },
+    })
+    .input(territoryIdInput)
+    .output(sellerBalanceOutput)
+    .query(({ ctx, input }) => getMySellerBalance(ctx, input)),
+
+  myTransactions: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${BALANCE_PATH}/transactions`,
+        tags: TAGS,
+        summary: 'My seller transactions in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale',
+      },
+    })
+    .input(territoryIdInput)
+    .output(z.array(sellerTransactionOutput))
+    .query(({ ctx, input }) => getMySellerTransactions(ctx, input)),
+
+  refundCheckout: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/checkouts/{checkoutId}/refund',
+        tags: ['Marketplace'],
+        summary: 'Refund a PAID checkout not yet paid out (store owner or SYSTEM_ADMIN; else 409): the ledger reverses the sale',
+      },
+    })
+    .input(checkoutIdInput)
+    .output(checkoutOutput)
+    .mutation(({ ctx, input }) => refundCheckout(ctx, input)),
+});

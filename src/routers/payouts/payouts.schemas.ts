@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { SELLER_TRANSACTION_STATUSES } from '../../entities/checkout.entity.js';
+import { MAX_RETENTION_PERIOD_DAYS, PAYOUT_FREQUENCIES } from '../../entities/payout-config.entity.js';
+import { zId } from '../../platform/ids.js';
+
+/** The largest payout amount accepted (cents), so amounts stay exact integers everywhere. */
+export const MAX_PAYOUT_AMOUNT_IN_CENTS = 1_000_000_000_000;
+
+const cents = z.number().int().min(0).max(MAX_PAYOUT_AMOUNT_IN_CENTS);
+/** Frequencies read in any case (`daily`, `DAILY`) and answered as the spec spells them. */
+const frequency = z.preprocess(
+  (v) => (typeof v === 'string' ? (PAYOUT_FREQUENCIES.find((f) => f.toLowerCase() === v.trim().toLowerCase()) ?? v) : v),
+  z.enum(PAYOUT_FREQUENCIES),
+);
+
+export const territoryIdInput = z.object({ territoryId: zId });
+
+export const payoutConfigInput = z
+  .object({
+    territoryId: zId,
+    retentionPeriodDays: z.number().int().min(0).max(MAX_RETENTION_PERIOD_DAYS),
+    minimumPayoutAmountInCents: cents,
+    maximumPayoutAmountInCents: cents.nullish(),
+    frequency,
+    autoPayoutEnabled: z.boolean().default(false),
+    /** Stored, not acting: the approval step is not implemented (the spec says so). */
+    requiresApproval: z.boolean().default(false),
+    currency: z
+      .string()
+      .trim()
+      .transform((v) => v.toUpperCase())
+      .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code'))
+      .default('BRL'),
+  })
+  .superRefine((v, ctx) => {
+    if (v.maximumPayoutAmountInCents !== undefined && v.maximumPayoutAmountInCents !== null && v.maximumPayoutAmountInCents < v.minimumPayoutAmountInCents) {
+      ctx.addIssue({ code: 'custom', path: ['maximumPayoutAmountInCents'], message: 'must be null or at least minimumPayoutAmountInCents' });
+    }
+  });
+export type PayoutConfigInput = z.infer<typeof payoutConfigInput>;
+
+export const payoutConfigOutput = z
+  .object({
+    id: z.uuid(),
+    territoryId: z.uuid(),
+    retentionPeriodDays: z.number().int(),
+    minimumPayoutAmountInCents: z.number().int(),
+    maximumPayoutAmountInCents: z.number().int().nullable(),
+    frequency: z.enum(PAYOUT_FREQUENCIES),
+    autoPayoutEnabled: z.boolean(),
+    /** Stored and returned; it does not act (no approval step). */
+    requiresApproval: z.boolean(),
+    currency: z.string(),
+    isActive: z.boolean(),
+    createdAtUtc: z.iso.datetime(),
+    updatedAtUtc: z.iso.datetime(),
+  })
+  .meta({ id: 'PayoutConfig' });
+export type PayoutConfigOutput = z.infer<typeof payoutConfigOutput>;
+
+export const sellerBalanceOutput = z
+  .object({
+    /** The seller balance id, also the wallet id (`GET /api/v1/wallets/{walletId}`). */
+    id: z.uuid(),
+    territoryId: z.uuid(),
+    sellerUserId: z.uuid(),
+    pendingAmountInCents: z.number().int(),
+    readyForPayoutAmountInCents: z.number().int(),
+    paidAmountInCents: z.number().int(),
+    currency: z.string(),
+    updatedAtUtc: z.iso.datetime(),
+  })
+  .meta({ id: 'SellerBalance' });
+export type SellerBalanceOutput = z.infer<typeof sellerBalanceOutput>;
+
+export const sellerTransactionOutput = z
+  .object({
+    id: z.uuid(),
+    territoryId: z.uuid(),
+    storeId: z.uuid(),
+    checkoutId: z.uuid(),
+    sellerUserId: z.uuid(),
+    grossAmountInCents: z.number().int(),
+    platformFeeInCents: z.number().int(),
+    netAmountInCents: z.number().int(),
+    currency: z.string(),
+    status: z.enum(SELLER_TRANSACTION_STATUSES),
+    /** When the amount leaves pending: the sale's payment time plus the territory's retention period. */
+    readyForPayoutAtUtc: z.iso.datetime(),
+    payoutId: z.uuid().nullable(),
+    paidAtUtc: z.iso.datetime(),
+    createdAtUtc: z.iso.datetime(),
+    updatedAtUtc: z.iso.datetime(),
+  })
+  .meta({ id: 'SellerTransaction' });
+export type SellerTransactionOutput = z.infer<typeof sellerTransactionOutput>;
+
+export const walletIdInput = z.object({ walletId: zId });
+
+export const walletOutput = z
+  .object({
+    id: z.uuid(),
+    ownerType: z.literal('seller'),
+    ownerId: z.uuid(),
+    territoryId: z.uuid(),
+    /** (pending + ready for payout) / 100, a decimal number of the currency; paid money is excluded. */
+    balance: z.number(),
+    currency: z.string(),
+    updatedAtUtc: z.iso.datetime(),
+  })
+  .meta({ id: 'Wallet' });
+export type WalletOutput = z.infer<typeof walletOutput>;

@@ -1,0 +1,144 @@
+/**
+ * Seller balances (DESIGN section 13 "Balances"): projections of the seller's ledger accounts, read on every call,
+ * never stored. The balance id (also the wallet id) is the id of the seller's `seller_pending` account of the
+ * territory and currency, which exists from the first paid sale on.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { execSql, isoColumn } from '../../db/sql.js';
+import type { SellerTransactionStatus } from '../../entities/checkout.entity.js';
+import { forbidden, notFound } from '../../platform/problems.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { requireTerritory } from '../../policy/territory-access.js';
+import { ledgerAccountId } from '../ledger/ledger.js';
+import { MARKETPLACE } from './payout-config.service.js';
+import type { SellerBalanceOutput, SellerTransactionOutput, WalletOutput } from './payouts.schemas.js';
+
+/** When a seller transaction leaves pending: its recorded time, or the payment time plus the territory's retention period, whichever is later. */
+export const EFFECTIVE_READY_AT = `greatest(st.ready_for_payout_at_utc,
+  st.paid_at_utc + make_interval(days => coalesce((select pc.retention_period_days from payout_config pc where pc.territory_id = st.territory_id and pc.is_active), 0)))`;
+
+const noBalance = () => notFound('Seller balance', 'NO_SELLER_BALANCE');
+
+/** The projection of the seller accounts of (territory, currency, owner) named by its seller_pending account. */
+async function projectBalance(em: EntityManager, balanceId: string): Promise<SellerBalanceOutput | null> {
+  const [account] = await execSql<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(
+    em,
+    `select territory_id, currency, owner_user_id, ${isoColumn('created_at_utc')} as created_at_utc from ledger_account where id = ? and kind = 'seller_pending'`,
+    [balanceId],
+  );
+  if (!account) return null;
+  const sums = await execSql<{ kind: string; total: string; last: string | null }>(
+    em,
+    `select a.kind, coalesce(sum(e.amount_in_cents), 0)::text as total, ${isoColumn('max(e.created_at_utc)')} as last
+       from ledger_account a left join ledger_entry e on e.account_id = a.id
+      where a.territory_id = ? and a.currency = ? and a.owner_user_id = ? and a.kind in ('seller_pending', 'seller_ready', 'seller_paid')
+      group by a.kind`,
+    [account.territory_id, account.currency, account.owner_user_id],
+  );
+  const total = (kind: string) => Number(sums.find((s) => s.kind === kind)?.total ?? 0);
+  const last = sums.map((s) => s.last).filter((v): v is string => v !== null);
+  return {
+    id: balanceId,
+    territoryId: account.territory_id,
+    sellerUserId: account.owner_user_id,
+    pendingAmountInCents: total('seller_pending'),
+    readyForPayoutAmountInCents: total('seller_ready'),
+    paidAmountInCents: total('seller_paid'),
+    currency: account.currency,
+    updatedAtUtc: last.length > 0 ? last.sort().at(-1)! : account.created_at_utc,
+  };
+}
+
+/**
+ * The seller's balance in the territory, in the currency of their latest sale; null before the first paid sale.
+ * The seller_pending account is resolved (created on first use, idempotently), so a sale whose whole amount went to
+ * fees still has a balance.
+ */
+export async function sellerBalanceOf(em: EntityManager, territoryId: string, sellerUserId: string): Promise<SellerBalanceOutput | null> {
+  const [latest] = await execSql<{ currency: string }>(
+    em,
+    'select currency from seller_transaction where territory_id = ? and seller_user_id = ? order by created_at_utc desc, id desc limit 1',
+    [territoryId, sellerUserId],
+  );
+  if (!latest) return null;
+  const id = await ledgerAccountId(em, territoryId, latest.currency, { kind: 'seller_pending', ownerUserId: sellerUserId });
+  return projectBalance(em, id);
+}
+
+/** `GET .../seller-balance/me`: 404 NO_SELLER_BALANCE before the first paid sale. */
+export async function getMySellerBalance(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerBalanceOutput> {
+  const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
+  const balance = await sellerBalanceOf(ctx.em, access.territoryId, ctx.user.id);
+  if (!balance) throw noBalance();
+  return balance;
+}
+
+interface SellerTransactionRow {
+  id: string;
+  territory_id: string;
+  store_id: string;
+  checkout_id: string;
+  seller_user_id: string;
+  gross: string;
+  fee: string;
+  net: string;
+  currency: string;
+  status: SellerTransactionStatus;
+  ready_at: string;
+  payout_id: string | null;
+  paid_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `GET .../seller-balance/me/transactions`: the seller's transactions in the territory, newest first; 404 NO_SELLER_BALANCE when none. */
+export async function getMySellerTransactions(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerTransactionOutput[]> {
+  const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
+  const rows = await execSql<SellerTransactionRow>(
+    ctx.em,
+    `select st.id, st.territory_id, st.store_id, st.checkout_id, st.seller_user_id, st.gross_amount_in_cents::text as gross,
+            st.platform_fee_in_cents::text as fee, st.net_amount_in_cents::text as net, st.currency, st.status,
+            ${isoColumn(`(case when st.status = 'PENDING' then ${EFFECTIVE_READY_AT} else st.ready_for_payout_at_utc end)`)} as ready_at,
+            st.payout_id, ${isoColumn('st.paid_at_utc')} as paid_at, ${isoColumn('st.created_at_utc')} as created_at, ${isoColumn('st.updated_at_utc')} as updated_at
+       from seller_transaction st
+      where st.territory_id = ? and st.seller_user_id = ?
+      order by st.created_at_utc desc, st.id desc`,
+    [access.territoryId, ctx.user.id],
+  );
+  if (rows.length === 0) throw noBalance();
+  return rows.map((r) => ({
+    id: r.id,
+    territoryId: r.territory_id,
+    storeId: r.store_id,
+    checkoutId: r.checkout_id,
+    sellerUserId: r.seller_user_id,
+    grossAmountInCents: Number(r.gross),
+    platformFeeInCents: Number(r.fee),
+    netAmountInCents: Number(r.net),
+    currency: r.currency,
+    status: r.status,
+    readyForPayoutAtUtc: r.ready_at,
+    payoutId: r.payout_id,
+    paidAtUtc: r.paid_at,
+    createdAtUtc: r.created_at,
+    updatedAtUtc: r.updated_at,
+  }));
+}
+
+/** `GET /api/v1/wallets/{walletId}`: the seller balance by id, for its holder only (403); unknown 404. */
+export async function getWallet(ctx: ServiceContext, input: { walletId: string }): Promise<WalletOutput> {
+  const balance = await projectBalance(ctx.em, input.walletId);
+  if (!balance) throw notFound('Wallet');
+  if (balance.sellerUserId !== ctx.user.id) throw forbidden('Only the holder of a wallet can read it.');
+  await requireTerritory(ctx, balance.territoryId, { flag: MARKETPLACE, status: 'ANY' });
+  const cents = balance.pendingAmountInCents + balance.readyForPayoutAmountInCents;
+  return {
+    id: balance.id,
+    ownerType: 'seller',
+    ownerId: balance.sellerUserId,
+    territoryId: balance.territoryId,
+    balance: cents / 100,
+    currency: balance.currency,
+    updatedAtUtc: balance.updatedAtUtc,
+  };
+}
