@@ -286,6 +286,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/journeys/onboarding/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enter the chosen territory as a visitor (idempotent), select it for the session; first feed and next steps */
+        post: operations["journeys-completeOnboarding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/feed/territory-feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A territory's feed screen: posts with counts, media, event, author and the user's interactions */
+        get: operations["journeys-territoryFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/feed/interact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Like, unlike, comment on or share a post */
+        post: operations["journeys-interact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/events/territory-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A territory's events with participants, media and the user's participation */
+        get: operations["journeys-territoryEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/events/create-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an event (as POST /api/v1/events) */
+        post: operations["journeys-createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/events/participate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark interest in, confirm or cancel (remove) the user’s participation in an event */
+        post: operations["journeys-participate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/marketplace/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search a territory's marketplace: items, stores, facets and suggestions */
+        get: operations["journeys-marketplaceSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/marketplace/add-to-cart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put an item in the user's cart; the cart and its total */
+        post: operations["journeys-addToCart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/journeys/marketplace/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check out the user's cart in a territory (one order per store; Idempotency-Key honoured) */
+        post: operations["journeys-checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/territories": {
         parameters: {
             query?: never;
@@ -2213,6 +2366,143 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/territories/{territoryId}/payout-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's active payout configuration (members); 404 before any */
+        get: operations["payouts-getConfig"];
+        put?: never;
+        /** Create (201) or replace (200) the territory's payout configuration (SYSTEM_ADMIN or FINANCIAL_MANAGER); requiresApproval is stored, not acting */
+        post: operations["payouts-putConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/seller-balance/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My seller balance in the territory, projected from the ledger; 404 NO_SELLER_BALANCE before the first paid sale */
+        get: operations["payouts-myBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/seller-balance/me/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My seller transactions in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale */
+        get: operations["payouts-myTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkouts/{checkoutId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a PAID checkout not yet paid out (store owner or SYSTEM_ADMIN; else 409): the ledger reverses the sale */
+        post: operations["payouts-refundCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/platform-financial/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's platform balance: fees collected, payouts processed (SYSTEM_ADMIN or FINANCIAL_MANAGER) */
+        get: operations["finance-balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/platform-financial/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fees collected, newest first; a refund is a negative line (SYSTEM_ADMIN or FINANCIAL_MANAGER) */
+        get: operations["finance-revenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/platform-financial/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payouts processed, newest first (SYSTEM_ADMIN or FINANCIAL_MANAGER) */
+        get: operations["finance-expenses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/wallets/{walletId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A seller wallet (walletId = the seller balance id), holder only; balance = (pending + ready) / 100, projected from the ledger */
+        get: operations["wallets-byId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cart": {
         parameters: {
             query?: never;
@@ -3737,6 +4027,20 @@ export interface components {
                 distanceKm: number;
             }[];
         };
+        JourneyOnboardingComplete: {
+            user: {
+                /** Format: uuid */
+                id: string;
+                displayName: string;
+            };
+            territory: components["schemas"]["Territory"];
+            membership: components["schemas"]["Membership"];
+            initialFeed: {
+                items: components["schemas"]["FeedItemJourney"][];
+                pagination: components["schemas"]["JourneyPagination"];
+            };
+            suggestedActions: components["schemas"]["JourneySuggestion"][];
+        };
         Territory: {
             /** Format: uuid */
             id: string;
@@ -3753,6 +4057,357 @@ export interface components {
             tags: string[];
             /** Format: date-time */
             createdAtUtc: string;
+        };
+        FeedItemJourney: {
+            post: components["schemas"]["FeedItem"];
+            counts: components["schemas"]["JourneyPostCounts"];
+            media: components["schemas"]["JourneyMedia"][];
+            event: components["schemas"]["FeedEventSummary"] | null;
+            author: components["schemas"]["FeedAuthor"];
+            userInteractions: components["schemas"]["JourneyPostInteractions"];
+            metadata: {
+                canEdit: boolean;
+                canDelete: boolean;
+            };
+        };
+        FeedItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            title: string;
+            content: string;
+            /** @enum {string} */
+            type: "POST" | "ALERT" | "EVENT";
+            /** @enum {string} */
+            visibility: "PUBLIC" | "RESIDENTS_ONLY";
+            /** @enum {string} */
+            status: "PUBLISHED" | "PENDING" | "REJECTED" | "HIDDEN";
+            tags: string[];
+            mapEntityId: string | null;
+            assetIds: string[];
+            likeCount: number;
+            commentCount: number;
+            shareCount: number;
+            likedByMe: boolean;
+            mediaUrls: string[];
+            event: components["schemas"]["FeedEventSummary"] | null;
+            author: components["schemas"]["FeedAuthor"];
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        FeedEventSummary: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** Format: date-time */
+            startsAtUtc: string;
+            status: string;
+        };
+        FeedAuthor: {
+            /** Format: uuid */
+            id: string;
+            displayName: string;
+        };
+        JourneyPostCounts: {
+            likes: number;
+            comments: number;
+            shares: number;
+        };
+        JourneyMedia: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @enum {string} */
+            mediaType: "IMAGE" | "VIDEO" | "AUDIO";
+        };
+        JourneyPostInteractions: {
+            liked: boolean;
+            shared: boolean;
+            commented: boolean;
+        };
+        JourneyPagination: {
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
+        };
+        JourneySuggestion: {
+            action: string;
+            title: string;
+            priority: number;
+        };
+        JourneyTerritoryFeed: {
+            items: components["schemas"]["FeedItemJourney"][];
+            pagination: components["schemas"]["JourneyPagination"];
+            filters: {
+                /** Format: uuid */
+                territoryId: string;
+            };
+        };
+        JourneyPostInteraction: {
+            post: components["schemas"]["FeedItem"];
+            counts: components["schemas"]["JourneyPostCounts"];
+            userInteractions: components["schemas"]["JourneyPostInteractions"];
+        };
+        JourneyTerritoryEvents: {
+            items: components["schemas"]["EventJourneyItem"][];
+            pagination: components["schemas"]["JourneyPagination"];
+        };
+        EventJourneyItem: {
+            event: components["schemas"]["Event"];
+            participants: components["schemas"]["JourneyEventParticipants"];
+            media: components["schemas"]["JourneyMedia"][];
+            userParticipation: ("INTEREST" | "CONFIRMED") | null;
+        };
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            title: string;
+            description: string | null;
+            /** Format: date-time */
+            startsAtUtc: string;
+            endsAtUtc: string | null;
+            latitude: number;
+            longitude: number;
+            locationLabel: string | null;
+            coverMediaId: string | null;
+            additionalMediaIds: string[];
+            mediaUrls: string[];
+            /** @enum {string} */
+            status: "SCHEDULED" | "CANCELLED";
+            /** Format: uuid */
+            createdByUserId: string;
+            /** @enum {string} */
+            createdByMembership: "VISITOR" | "RESIDENT";
+            interestedCount: number;
+            confirmedCount: number;
+            myParticipation: ("INTEREST" | "CONFIRMED") | null;
+            postId: string | null;
+            /** Format: date-time */
+            createdAtUtc: string;
+        };
+        JourneyEventParticipants: {
+            interestedCount: number;
+            confirmedCount: number;
+        };
+        JourneyCreatedEvent: {
+            event: components["schemas"]["Event"];
+            mediaUrls: string[];
+        };
+        JourneyEventParticipation: {
+            event: components["schemas"]["Event"];
+            userParticipation: ("INTEREST" | "CONFIRMED") | null;
+            participants: components["schemas"]["JourneyEventParticipants"];
+            suggestions: components["schemas"]["JourneySuggestion"][];
+        };
+        JourneyMarketplaceSearch: {
+            items: components["schemas"]["Item"][];
+            stores: components["schemas"]["Store"][];
+            filters: {
+                categories: string[];
+                types: ("PRODUCT" | "SERVICE")[];
+                priceRange: {
+                    minInCents: number | null;
+                    maxInCents: number | null;
+                };
+            };
+            pagination: components["schemas"]["JourneyPagination"];
+            suggestions: components["schemas"]["JourneySuggestion"][];
+        };
+        Item: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            storeId: string;
+            /** Format: uuid */
+            createdByUserId: string;
+            /** @enum {string} */
+            type: "PRODUCT" | "SERVICE";
+            title: string;
+            description: string | null;
+            category: string | null;
+            tags: string | null;
+            /** @enum {string} */
+            pricingType: "FIXED" | "NEGOTIABLE" | "FREE";
+            priceAmount: number | null;
+            priceInCents: number | null;
+            currency: string;
+            unit: string | null;
+            latitude: number | null;
+            longitude: number | null;
+            mediaIds: string[];
+            primaryImageUrl: string | null;
+            imageUrls: string[];
+            /** @enum {string} */
+            status: "ACTIVE" | "ARCHIVED";
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        Store: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            ownerUserId: string;
+            displayName: string;
+            description: string | null;
+            /** @enum {string} */
+            contactVisibility: "Public" | "Private";
+            contact: components["schemas"]["StoreContact"] | null;
+            /** @enum {string} */
+            status: "ACTIVE" | "PAUSED";
+            paymentsEnabled: boolean;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        StoreContact: {
+            phone: string | null;
+            email: string | null;
+        };
+        JourneyAddToCart: {
+            cart: components["schemas"]["Cart"];
+            total: {
+                subtotalInCents: number;
+                currency: string;
+            };
+            suggestions: components["schemas"]["JourneySuggestion"][];
+        };
+        Cart: {
+            /** Format: uuid */
+            cartId: string;
+            /** Format: uuid */
+            territoryId: string;
+            items: components["schemas"]["CartLine"][];
+            subtotalInCents: number;
+            currency: string;
+        };
+        CartLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: number;
+            notes: string | null;
+            item: components["schemas"]["CartLineItem"];
+            store: components["schemas"]["CartLineStore"];
+            isPurchasable: boolean;
+            lineSubtotalInCents: number | null;
+        };
+        CartLineItem: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @enum {string} */
+            type: "PRODUCT" | "SERVICE";
+            /** @enum {string} */
+            pricingType: "FIXED" | "NEGOTIABLE" | "FREE";
+            priceInCents: number | null;
+            currency: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "ARCHIVED";
+        };
+        CartLineStore: {
+            /** Format: uuid */
+            id: string;
+            displayName: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "PAUSED";
+            paymentsEnabled: boolean;
+        };
+        JourneyCheckout: {
+            order: components["schemas"]["Checkout"] | null;
+            payment: components["schemas"]["Payment"] | null;
+            confirmation: {
+                /** Format: uuid */
+                orderId: string;
+                confirmationNumber: string;
+            } | null;
+            additionalOrders: components["schemas"]["Checkout"][];
+            inquiries: components["schemas"]["Inquiry"][];
+        };
+        Checkout: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            storeId: string;
+            /** Format: uuid */
+            buyerUserId: string;
+            /** Format: uuid */
+            sellerUserId: string;
+            /** @enum {string} */
+            status: "AWAITING_PAYMENT" | "PAID" | "PAYMENT_FAILED" | "CANCELED" | "REFUNDED";
+            /** @enum {string} */
+            paymentMethod: "PIX" | "CARD" | "BOLETO";
+            currency: string;
+            itemsSubtotalInCents: number;
+            platformFeeInCents: number;
+            totalInCents: number;
+            message: string | null;
+            items: components["schemas"]["CheckoutItem"][];
+            payment: components["schemas"]["Payment"] | null;
+            paidAtUtc: string | null;
+            canceledAtUtc: string | null;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        CheckoutItem: {
+            /** Format: uuid */
+            itemId: string;
+            titleSnapshot: string;
+            quantity: number;
+            unitPriceInCents: number;
+            lineSubtotalInCents: number;
+            platformFeeInCents: number;
+        };
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provider: "fake";
+            /** @enum {string} */
+            method: "PIX" | "CARD" | "BOLETO";
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED" | "REFUNDED";
+            amountInCents: number;
+            currency: string;
+            pixCopyPasteCode: string | null;
+            clientSecret: string | null;
+        };
+        Inquiry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            storeId: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            fromUserId: string;
+            message: string;
+            /** @enum {string} */
+            status: "OPEN";
+            /** Format: date-time */
+            createdAtUtc: string;
+            storeContact: components["schemas"]["StoreContact"] | null;
         };
         TerritoryPage: {
             items: components["schemas"]["Territory"][];
@@ -3984,35 +4639,6 @@ export interface components {
             allowedVideoMimeTypes: string[];
             allowedAudioMimeTypes: string[];
         };
-        Event: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            title: string;
-            description: string | null;
-            /** Format: date-time */
-            startsAtUtc: string;
-            endsAtUtc: string | null;
-            latitude: number;
-            longitude: number;
-            locationLabel: string | null;
-            coverMediaId: string | null;
-            additionalMediaIds: string[];
-            mediaUrls: string[];
-            /** @enum {string} */
-            status: "SCHEDULED" | "CANCELLED";
-            /** Format: uuid */
-            createdByUserId: string;
-            /** @enum {string} */
-            createdByMembership: "VISITOR" | "RESIDENT";
-            interestedCount: number;
-            confirmedCount: number;
-            myParticipation: ("INTEREST" | "CONFIRMED") | null;
-            postId: string | null;
-            /** Format: date-time */
-            createdAtUtc: string;
-        };
         EventPage: {
             items: components["schemas"]["Event"][];
             pageNumber: number;
@@ -4088,47 +4714,6 @@ export interface components {
             totalPages: number;
             hasPreviousPage: boolean;
             hasNextPage: boolean;
-        };
-        FeedItem: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            title: string;
-            content: string;
-            /** @enum {string} */
-            type: "POST" | "ALERT" | "EVENT";
-            /** @enum {string} */
-            visibility: "PUBLIC" | "RESIDENTS_ONLY";
-            /** @enum {string} */
-            status: "PUBLISHED" | "PENDING" | "REJECTED" | "HIDDEN";
-            tags: string[];
-            mapEntityId: string | null;
-            assetIds: string[];
-            likeCount: number;
-            commentCount: number;
-            shareCount: number;
-            likedByMe: boolean;
-            mediaUrls: string[];
-            event: components["schemas"]["FeedEventSummary"] | null;
-            author: components["schemas"]["FeedAuthor"];
-            /** Format: date-time */
-            createdAtUtc: string;
-            /** Format: date-time */
-            updatedAtUtc: string;
-        };
-        FeedEventSummary: {
-            /** Format: uuid */
-            id: string;
-            title: string;
-            /** Format: date-time */
-            startsAtUtc: string;
-            status: string;
-        };
-        FeedAuthor: {
-            /** Format: uuid */
-            id: string;
-            displayName: string;
         };
         FeedItemPage: {
             items: components["schemas"]["FeedItem"][];
@@ -4359,63 +4944,6 @@ export interface components {
             lastReadAtUtc: string | null;
             mutedUntilUtc: string | null;
         };
-        Store: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            /** Format: uuid */
-            ownerUserId: string;
-            displayName: string;
-            description: string | null;
-            /** @enum {string} */
-            contactVisibility: "Public" | "Private";
-            contact: components["schemas"]["StoreContact"] | null;
-            /** @enum {string} */
-            status: "ACTIVE" | "PAUSED";
-            paymentsEnabled: boolean;
-            /** Format: date-time */
-            createdAtUtc: string;
-            /** Format: date-time */
-            updatedAtUtc: string;
-        };
-        StoreContact: {
-            phone: string | null;
-            email: string | null;
-        };
-        Item: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            /** Format: uuid */
-            storeId: string;
-            /** Format: uuid */
-            createdByUserId: string;
-            /** @enum {string} */
-            type: "PRODUCT" | "SERVICE";
-            title: string;
-            description: string | null;
-            category: string | null;
-            tags: string | null;
-            /** @enum {string} */
-            pricingType: "FIXED" | "NEGOTIABLE" | "FREE";
-            priceAmount: number | null;
-            priceInCents: number | null;
-            currency: string;
-            unit: string | null;
-            latitude: number | null;
-            longitude: number | null;
-            mediaIds: string[];
-            primaryImageUrl: string | null;
-            imageUrls: string[];
-            /** @enum {string} */
-            status: "ACTIVE" | "ARCHIVED";
-            /** Format: date-time */
-            createdAtUtc: string;
-            /** Format: date-time */
-            updatedAtUtc: string;
-        };
         ItemPage: {
             items: components["schemas"]["Item"][];
             pageNumber: number;
@@ -4424,24 +4952,6 @@ export interface components {
             totalPages: number;
             hasPreviousPage: boolean;
             hasNextPage: boolean;
-        };
-        Inquiry: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            itemId: string;
-            /** Format: uuid */
-            storeId: string;
-            /** Format: uuid */
-            territoryId: string;
-            /** Format: uuid */
-            fromUserId: string;
-            message: string;
-            /** @enum {string} */
-            status: "OPEN";
-            /** Format: date-time */
-            createdAtUtc: string;
-            storeContact: components["schemas"]["StoreContact"] | null;
         };
         InquiryPage: {
             items: components["schemas"]["Inquiry"][];
@@ -4474,47 +4984,123 @@ export interface components {
             /** Format: date-time */
             updatedAtUtc: string;
         };
-        Cart: {
+        PayoutConfig: {
             /** Format: uuid */
-            cartId: string;
+            id: string;
             /** Format: uuid */
             territoryId: string;
-            items: components["schemas"]["CartLine"][];
-            subtotalInCents: number;
+            retentionPeriodDays: number;
+            minimumPayoutAmountInCents: number;
+            maximumPayoutAmountInCents: number | null;
+            /** @enum {string} */
+            frequency: "Daily" | "Weekly" | "Monthly" | "Manual";
+            autoPayoutEnabled: boolean;
+            requiresApproval: boolean;
+            currency: string;
+            isActive: boolean;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        SellerBalance: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            sellerUserId: string;
+            pendingAmountInCents: number;
+            readyForPayoutAmountInCents: number;
+            paidAmountInCents: number;
+            currency: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        SellerTransaction: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            storeId: string;
+            /** Format: uuid */
+            checkoutId: string;
+            /** Format: uuid */
+            sellerUserId: string;
+            grossAmountInCents: number;
+            platformFeeInCents: number;
+            netAmountInCents: number;
+            currency: string;
+            /** @enum {string} */
+            status: "PENDING" | "READY" | "PAID" | "CANCELED";
+            /** Format: date-time */
+            readyForPayoutAtUtc: string;
+            payoutId: string | null;
+            /** Format: date-time */
+            paidAtUtc: string;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        PlatformBalance: {
+            /** Format: uuid */
+            territoryId: string;
+            totalRevenueInCents: number;
+            totalExpensesInCents: number;
+            netBalanceInCents: number;
             currency: string;
         };
-        CartLine: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            itemId: string;
-            quantity: number;
-            notes: string | null;
-            item: components["schemas"]["CartLineItem"];
-            store: components["schemas"]["CartLineStore"];
-            isPurchasable: boolean;
-            lineSubtotalInCents: number | null;
+        PlatformRevenuePage: {
+            items: components["schemas"]["PlatformRevenueLine"][];
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
         };
-        CartLineItem: {
+        PlatformRevenueLine: {
             /** Format: uuid */
             id: string;
-            title: string;
-            /** @enum {string} */
-            type: "PRODUCT" | "SERVICE";
-            /** @enum {string} */
-            pricingType: "FIXED" | "NEGOTIABLE" | "FREE";
-            priceInCents: number | null;
+            checkoutId: string | null;
+            amountInCents: number;
             currency: string;
-            /** @enum {string} */
-            status: "ACTIVE" | "ARCHIVED";
+            /** Format: date-time */
+            createdAtUtc: string;
         };
-        CartLineStore: {
+        PlatformExpensePage: {
+            items: components["schemas"]["PlatformExpenseLine"][];
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
+        };
+        PlatformExpenseLine: {
             /** Format: uuid */
             id: string;
-            displayName: string;
-            /** @enum {string} */
-            status: "ACTIVE" | "PAUSED";
-            paymentsEnabled: boolean;
+            payoutId: string | null;
+            amountInCents: number;
+            currency: string;
+            /** Format: date-time */
+            createdAtUtc: string;
+        };
+        Wallet: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            ownerType: "seller";
+            /** Format: uuid */
+            ownerId: string;
+            /** Format: uuid */
+            territoryId: string;
+            balance: number;
+            currency: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
         };
         CartCheckoutResult: {
             checkouts: components["schemas"]["Checkout"][];
@@ -4525,58 +5111,6 @@ export interface components {
                 checkoutItemCount: number;
                 inquiryCount: number;
             }[];
-        };
-        Checkout: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            /** Format: uuid */
-            storeId: string;
-            /** Format: uuid */
-            buyerUserId: string;
-            /** Format: uuid */
-            sellerUserId: string;
-            /** @enum {string} */
-            status: "AWAITING_PAYMENT" | "PAID" | "PAYMENT_FAILED" | "CANCELED" | "REFUNDED";
-            /** @enum {string} */
-            paymentMethod: "PIX" | "CARD" | "BOLETO";
-            currency: string;
-            itemsSubtotalInCents: number;
-            platformFeeInCents: number;
-            totalInCents: number;
-            message: string | null;
-            items: components["schemas"]["CheckoutItem"][];
-            payment: components["schemas"]["Payment"] | null;
-            paidAtUtc: string | null;
-            canceledAtUtc: string | null;
-            /** Format: date-time */
-            createdAtUtc: string;
-            /** Format: date-time */
-            updatedAtUtc: string;
-        };
-        CheckoutItem: {
-            /** Format: uuid */
-            itemId: string;
-            titleSnapshot: string;
-            quantity: number;
-            unitPriceInCents: number;
-            lineSubtotalInCents: number;
-            platformFeeInCents: number;
-        };
-        Payment: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            provider: "fake";
-            /** @enum {string} */
-            method: "PIX" | "CARD" | "BOLETO";
-            /** @enum {string} */
-            status: "PENDING" | "SUCCEEDED" | "FAILED" | "REFUNDED";
-            amountInCents: number;
-            currency: string;
-            pixCopyPasteCode: string | null;
-            clientSecret: string | null;
         };
         CheckoutPage: {
             items: components["schemas"]["Checkout"][];
@@ -6106,6 +6640,717 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-completeOnboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    selectedTerritoryId: string;
+                    location: {
+                        latitude: number;
+                        longitude: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyOnboardingComplete"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-territoryFeed": {
+        parameters: {
+            query: {
+                territoryId: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyTerritoryFeed"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-interact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    postId: string;
+                    /** @enum {string} */
+                    action: "LIKE" | "UNLIKE" | "COMMENT" | "SHARE";
+                    comment?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyPostInteraction"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-territoryEvents": {
+        parameters: {
+            query: {
+                territoryId: string;
+                fromUtc?: string;
+                toUtc?: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyTerritoryEvents"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-createEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    territoryId?: string | null;
+                    title: string;
+                    description?: string | null;
+                    /** Format: date-time */
+                    startsAtUtc: string;
+                    endsAtUtc?: string | null;
+                    latitude: number;
+                    longitude: number;
+                    locationLabel?: string | null;
+                    coverMediaId?: string | null;
+                    /** @default [] */
+                    additionalMediaIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyCreatedEvent"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-participate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    eventId: string;
+                    /** @enum {string} */
+                    action: "INTEREST" | "CONFIRM" | "CANCEL";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyEventParticipation"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-marketplaceSearch": {
+        parameters: {
+            query: {
+                territoryId: string;
+                query?: string;
+                category?: string;
+                type?: "PRODUCT" | "SERVICE";
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyMarketplaceSearch"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-addToCart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    territoryId: string;
+                    /** Format: uuid */
+                    itemId: string;
+                    quantity: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyAddToCart"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
+    "journeys-checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    territoryId: string;
+                    /** @enum {string} */
+                    paymentMethod?: "PIX" | "CARD" | "BOLETO";
+                    paymentToken?: string | null;
+                    message?: string | null;
+                    shippingAddress: {
+                        street: string;
+                        number: string;
+                        complement?: string | null;
+                        neighborhood?: string | null;
+                        city: string;
+                        state: string;
+                        zipCode: string;
+                        country?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyCheckout"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16256,6 +17501,712 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlatformFee"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-getConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutConfig"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-putConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    retentionPeriodDays: number;
+                    minimumPayoutAmountInCents: number;
+                    maximumPayoutAmountInCents?: number | null;
+                    /** @enum {string} */
+                    frequency: "Daily" | "Weekly" | "Monthly" | "Manual";
+                    /** @default false */
+                    autoPayoutEnabled?: boolean;
+                    /** @default false */
+                    requiresApproval?: boolean;
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutConfig"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutConfig"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-myBalance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerBalance"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-myTransactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerTransaction"][];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-refundCheckout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                checkoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Checkout"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "finance-balance": {
+        parameters: {
+            query?: {
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBalance"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "finance-revenue": {
+        parameters: {
+            query?: {
+                currency?: string;
+                fromUtc?: string;
+                toUtc?: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformRevenuePage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "finance-expenses": {
+        parameters: {
+            query?: {
+                currency?: string;
+                fromUtc?: string;
+                toUtc?: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformExpensePage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "wallets-byId": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description Invalid input (VALIDATION_FAILED lists each field) */

@@ -26,6 +26,7 @@ import { Store } from './store.entity.js';
 import { Item } from './item.entity.js';
 import { Inquiry } from './inquiry.entity.js';
 import { PlatformFeeConfig } from './platform-fee.entity.js';
+import { PayoutConfig } from './payout-config.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 import { Cart, CartItem } from './cart.entity.js';
 import { Checkout, CheckoutIdempotencyRecord, CheckoutItem, SellerTransaction } from './checkout.entity.js';
@@ -81,6 +82,7 @@ export const entities = [
   Item,
   Inquiry,
   PlatformFeeConfig,
+  PayoutConfig,
   LedgerAccount,
   LedgerTransaction,
   LedgerEntry,

@@ -9,8 +9,17 @@ import { outboxDispatchJob } from '../routers/notifications/outbox-dispatch.job.
 import { deletedAccountsJob } from '../routers/users/deleted-accounts.job.js';
 import { reportThresholdJob } from '../routers/reports/report-threshold.job.js';
 import { votingsScheduleJob } from '../routers/votings/votings-schedule.job.js';
+import { sellerBalanceReleaseJob } from '../routers/payouts/seller-balance-release.job.js';
 import type { JobDefinition } from '../platform/job.js';
 
-export const JOBS: readonly JobDefinition[] = [authCleanupJob, outboxDispatchJob, mediaCleanupJob, deletedAccountsJob, reportThresholdJob, votingsScheduleJob];
+export const JOBS: readonly JobDefinition[] = [
+  authCleanupJob,
+  outboxDispatchJob,
+  mediaCleanupJob,
+  deletedAccountsJob,
+  reportThresholdJob,
+  votingsScheduleJob,
+  sellerBalanceReleaseJob,
+];
 
 export const QUEUE_NAMES: readonly string[] = JOBS.map((job) => job.queue);

@@ -55,6 +55,9 @@ import { storesRouter } from './stores/stores.router.js';
 import { itemsRouter } from './items/items.router.js';
 import { inquiriesRouter } from './inquiries/inquiries.router.js';
 import { platformFeesRouter } from './platform-fees/platform-fees.router.js';
+import { payoutsRouter } from './payouts/payouts.router.js';
+import { financeRouter } from './finance/finance.router.js';
+import { walletsRouter } from './wallets/wallets.router.js';
 import { cartRouter } from './cart/cart.router.js';
 import { checkoutsRouter } from './checkouts/checkouts.router.js';
 import { canSeeItem } from './items/items.queries.js';
@@ -132,6 +135,9 @@ export const appRouter = router({
   items: itemsRouter,
   inquiries: inquiriesRouter,
   platformFees: platformFeesRouter,
+  payouts: payoutsRouter,
+  finance: financeRouter,
+  wallets: walletsRouter,
   cart: cartRouter,
   checkouts: checkoutsRouter,
   reports: reportsRouter,

@@ -220,6 +220,36 @@ async function itemCall(w: World, suffix: string, payload?: Record<string, unkno
   return { owner, url: `/api/v1/items/${id}${suffix}`, payload };
 }
 
+// ---- payout fixtures: a seller (the owner) with one paid sale in the marketplace territory
+
+async function paidSeller(w: World): Promise<{ owner: TestUser; walletId: string; checkoutId: string }> {
+  const { owner: seller, id: storeId } = await store(w);
+  const { id: itemId } = await created(w, seller, '/api/v1/items', { storeId, type: 'PRODUCT', title: 'Matrix loaf', pricingType: 'FIXED', priceAmount: 12 });
+  const buyer = await resident(w);
+  await created(w, buyer, '/api/v1/cart/items', { itemId, quantity: 1 });
+  const res = await w.t.app.inject({ method: 'POST', url: '/api/v1/cart/checkout', headers: buyer.headers, payload: { territoryId: T(w) } });
+  const checkout = res.json().checkouts[0];
+  const raw = JSON.stringify({
+    id: `evt_${checkout.id}`,
+    type: 'payment.succeeded',
+    data: { paymentId: checkout.payment.id, checkoutId: checkout.id, amountInCents: checkout.totalInCents, currency: checkout.currency },
+  });
+  const headers = { 'content-type': 'application/json', 'x-signature': signWebhook(w.t.deps.config.payments.webhookSecret, raw) };
+  await w.t.app.inject({ method: 'POST', url: '/api/v1/payments/webhooks/fake', headers, payload: raw });
+  const balance = await w.t.app.inject({ method: 'GET', url: `/api/v1/territories/${T(w)}/seller-balance/me`, headers: seller.headers });
+  if (balance.statusCode !== 200) throw new Error(`fixture seller balance: ${balance.statusCode} ${balance.body}`);
+  return { owner: seller, walletId: balance.json().id, checkoutId: checkout.id };
+}
+
+const PAYOUT_CONFIG = { retentionPeriodDays: 0, minimumPayoutAmountInCents: 0, maximumPayoutAmountInCents: null, frequency: 'Manual' };
+
+/** The territory's payout configuration exists (so a POST replaces it: 200). */
+async function payoutConfigured(w: World) {
+  const admin = await newAdmin(w.t);
+  const res = await w.t.app.inject({ method: 'POST', url: `/api/v1/territories/${T(w)}/payout-config`, headers: admin.headers, payload: PAYOUT_CONFIG });
+  if (res.statusCode >= 300) throw new Error(`fixture payout config: ${res.statusCode} ${res.body}`);
+}
+
 // ---- cart and checkout fixtures: a buyer (the owner) with a cart line, or a checkout, of another resident's item
 
 async function cartLine(w: World) {
@@ -348,6 +378,54 @@ const MATRIX: Record<string, Row> = {
       payload: { itemType: 'PRODUCT', feeMode: 'PERCENTAGE', feeBasisPoints: 500, isActive: true },
     }),
     expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
+  'POST /api/v1/territories/{territoryId}/payout-config': {
+    make: async (w) => {
+      await payoutConfigured(w);
+      return { owner: await resident(w), url: `/api/v1/territories/${T(w)}/payout-config`, payload: PAYOUT_CONFIG };
+    },
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/payout-config': {
+    make: async (w) => {
+      await payoutConfigured(w);
+      return { owner: await resident(w), url: `/api/v1/territories/${T(w)}/payout-config` };
+    },
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/seller-balance/me': {
+    make: async (w) => ({ owner: (await paidSeller(w)).owner, url: `/api/v1/territories/${T(w)}/seller-balance/me` }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'GET /api/v1/territories/{territoryId}/seller-balance/me/transactions': {
+    make: async (w) => ({ owner: (await paidSeller(w)).owner, url: `/api/v1/territories/${T(w)}/seller-balance/me/transactions` }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'GET /api/v1/wallets/{walletId}': {
+    make: async (w) => {
+      const { owner, walletId } = await paidSeller(w);
+      return { owner, url: `/api/v1/wallets/${walletId}` };
+    },
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'POST /api/v1/checkouts/{checkoutId}/refund': {
+    make: async (w) => {
+      const { owner, checkoutId } = await paidSeller(w);
+      return { owner, url: `/api/v1/checkouts/${checkoutId}/refund` };
+    },
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 200 },
+  },
+  'GET /api/v1/territories/{territoryId}/platform-financial/balance': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-financial/balance` }),
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/platform-financial/revenue': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-financial/revenue` }),
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/platform-financial/expenses': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-financial/expenses` }),
+    expect: adminOnly(200),
   },
   'PUT /api/v1/admin/users/{userId}/permissions/{permission}': {
     make: async (w) => {
