@@ -145,7 +145,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
           const token = info.connectionParams?.token;
           const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
           const auth = await resolveBearer(bearer, config, orm.em as EntityManager);
-          websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null, auth.error);
+          websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null);
           return createContext(deps, req, { transport: 'ws', bearer, auth });
         }
         return createContext(deps, req, { transport: 'http' });

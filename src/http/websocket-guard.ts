@@ -2,13 +2,13 @@
  * Admission and lifetime of the /trpc WebSockets. An upgrade is counted against its client address from the moment
  * it arrives (the address Fastify resolved, trusted proxies included); it must authenticate within AUTH_TIMEOUT_MS
  * (the token of its connection params or upgrade header, checked when tRPC builds the connection's context) or it
- * is closed; an authenticated socket counts against its user. A revocation announced for a user (sign-out, logout,
+ * is closed (meanwhile its calls answer 401); an authenticated socket counts against its user. A revocation announced for a user (sign-out, logout,
  * permission removal, account deletion: `announceCallerChange`) closes their sockets in every process.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { CallerChange } from '../policy/caller.js';
-import { AppError, unauthorized } from '../platform/problems.js';
+import { AppError } from '../platform/problems.js';
 import type { AuthUser } from '../platform/service-context.js';
 
 export const WEBSOCKET_LIMITS = {
@@ -72,11 +72,12 @@ export class WebSocketGuard {
   }
 
   /**
-   * Admits the connection of `req` for its authenticated caller, or throws (tRPC answers the error and closes the
-   * socket): 401 without a valid token, 429 past the per-user limit.
+   * Admits the connection of `req` for its authenticated caller, or throws 429 past the per-user limit (tRPC answers
+   * the error and closes the socket). Without a valid token nothing is admitted: each call on the socket answers
+   * its own 401 (a client sees the same error as over HTTP), and the authentication timeout closes the socket.
    */
-  admit(req: IncomingMessage, socket: Closable, user: AuthUser | null, sessionId: string | null, refusal: string | null) {
-    if (!user) throw unauthorized(refusal ?? 'A WebSocket must authenticate: send { token } in its connection params.');
+  admit(req: IncomingMessage, socket: Closable, user: AuthUser | null, sessionId: string | null) {
+    if (!user) return;
     const sockets = this.byUser.get(user.id) ?? new Set<OpenSocket>();
     if (sockets.size >= this.limits.perUser) {
       throw new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_CONNECTIONS', `At most ${this.limits.perUser} WebSockets may be open per user.`);

@@ -170,15 +170,17 @@ describe('account deletion reaches open WebSockets too (mechanism 4)', () => {
 });
 
 describe('only authenticated WebSockets are kept, in bounded numbers (finding 5)', () => {
-  it('a socket without a valid token is answered 401 and closed', async () => {
+  it('a socket without a valid token gets a 401 for each call and is closed at the authentication timeout', async () => {
     const anonymous = rawSocket(aPort, { connectionParams: true });
     await anonymous.opened;
     anonymous.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: 'not-a-token' } }));
-    const { messages } = await anonymous.ended;
-    expect(JSON.parse(messages[0]!)).toMatchObject({ id: null, error: { data: { code: 'UNAUTHORIZED' } } });
+    anonymous.socket.send(JSON.stringify({ id: 1, method: 'subscription', params: { path: 'notifications.onNew', input: undefined } }));
+    const { code, messages } = await anonymous.ended;
+    expect(JSON.parse(messages[0]!)).toMatchObject({ id: 1, error: { data: { code: 'UNAUTHORIZED' } } });
+    expect(code).not.toBe(1000);
   });
 
-  it('a socket that never authenticates is closed after the authentication timeout', async () => {
+  it('a socket that never sends its connection params is closed after the authentication timeout', async () => {
     const silent = rawSocket(aPort, { connectionParams: true });
     await silent.opened;
     const started = Date.now();
