@@ -203,12 +203,15 @@ describe('POST /api/v1/checkouts/{id}/simulate-payment', () => {
 });
 
 describe('PAYMENTS__PROVIDER=none', () => {
-  it('every cart line becomes an inquiry; simulate-payment and the webhook are 404', async () => {
+  it('every cart line becomes an inquiry, no store says it takes payments; simulate-payment and the webhook are 404', async () => {
     const off = await createTestApp({ PAYMENTS__PROVIDER: 'none' });
     try {
       const where = await newTerritory(off, { flags: ['MARKETPLACEENABLED'] });
       const owner = await newResident(off, where, { verified: true });
-      const item = await listItem(off, owner, await openStore(off, owner, where));
+      const storeId = await openStore(off, owner, where);
+      const store = await off.app.inject({ method: 'GET', url: `/api/v1/stores/${storeId}`, headers: owner.headers });
+      expect(store.json().paymentsEnabled).toBe(false);
+      const item = await listItem(off, owner, storeId);
       const buyer = await newUser(off);
       const line = await addToCart(off, buyer, { itemId: item, quantity: 1 });
       expect(line.json().isPurchasable).toBe(false);

@@ -14,7 +14,8 @@ const MARKETPLACE = 'MARKETPLACEENABLED' as const;
 /** The owner and the territory's curators (SYSTEM_ADMIN holds every capability) manage a store and see its contact. */
 const manages = (row: StoreRow, access: TerritoryAccess) => row.owner_user_id === access.caller?.id || access.holds('CURATOR');
 
-function toOutput(row: StoreRow, access: TerritoryAccess): StoreOutput {
+/** DESIGN 13: with the `none` payment provider every cart line becomes an inquiry, so no store takes payments. */
+function toOutput(row: StoreRow, access: TerritoryAccess, paymentsOn: boolean): StoreOutput {
   return {
     id: row.id,
     territoryId: row.territory_id,
@@ -24,11 +25,13 @@ function toOutput(row: StoreRow, access: TerritoryAccess): StoreOutput {
     contactVisibility: row.contact_visibility,
     contact: visibleContact(row, manages(row, access)),
     status: row.status,
-    paymentsEnabled: row.payments_enabled,
+    paymentsEnabled: paymentsOn && row.payments_enabled,
     createdAtUtc: row.created_at_utc,
     updatedAtUtc: row.updated_at_utc,
   };
 }
+
+const paymentsOn = (ctx: ServiceContext) => ctx.config.payments.provider !== 'none';
 
 async function loadRow(ctx: ServiceContext, storeId: string): Promise<StoreRow> {
   const [row] = await runSql<StoreRow>(ctx.em, storeByIdQuery(storeId));
@@ -70,20 +73,20 @@ export async function upsertStore(ctx: ServiceContext, input: UpsertStoreInput):
       now,
     ],
   );
-  return { created: row!.created, store: toOutput(await loadRow(ctx, row!.id), access) };
+  return { created: row!.created, store: toOutput(await loadRow(ctx, row!.id), access, paymentsOn(ctx)) };
 }
 
 export async function getStore(ctx: ServiceContext, input: { storeId: string }): Promise<StoreOutput> {
   const row = await loadRow(ctx, input.storeId);
   const access = await requireTerritory(ctx, row.territory_id, { flag: MARKETPLACE });
-  return toOutput(row, access);
+  return toOutput(row, access, paymentsOn(ctx));
 }
 
 /** A territory's ACTIVE stores, by name; any signed-in user (the marketplace is public where it is enabled). */
 export async function listStores(ctx: ServiceContext, input: ListStoresInput): Promise<StoreOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
   const rows = await runSql<StoreRow>(ctx.em, territoryStoresQuery(access.territoryId, input.skip, input.take));
-  return rows.map((r) => toOutput(r, access));
+  return rows.map((r) => toOutput(r, access, paymentsOn(ctx)));
 }
 
 /**
@@ -121,5 +124,5 @@ export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput):
     }
     return access;
   });
-  return toOutput(await loadRow(ctx, input.storeId), access);
+  return toOutput(await loadRow(ctx, input.storeId), access, paymentsOn(ctx));
 }

@@ -11,7 +11,7 @@ import { badRequest, conflict, forbidden, notFound, validationFailed } from '../
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { insertModerationRule, parseRuleConfig } from '../moderation-rules/moderation-rules.service.js';
-import { addTerritoryTag, setTerritoryFlag } from './territory-effects.js';
+import { addTerritoryTag, setTerritoryFlag } from '../territories/territory-changes.js';
 import { dueVotings, visibleVotings, voteCounts, votingById, type VotingRow } from './votings.queries.js';
 import type { CreateVotingInput, VotingOutput, VotingResultsOutput } from './votings.schemas.js';
 

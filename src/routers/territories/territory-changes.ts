@@ -1,7 +1,6 @@
 /**
- * What an approved voting changes on its territory: a tag (TerritoryCharacterization) or a feature flag
- * (FeatureFlag). NOTE: these write the `territory` row, which belongs to the territories domain; they live here
- * only until that domain exports equivalents (its files were outside this change), and should move there.
+ * Changes to a territory that other domains cause (an approved voting adds a tag or switches a feature flag): the
+ * territories domain owns the `territory` row, so they are written here and nowhere else.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql, pgArray } from '../../db/sql.js';
