@@ -12,7 +12,7 @@ import type { WebSocket } from 'ws';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { AppConfig } from './config.js';
-import { createOrm, migrate } from './db/orm.js';
+import { createOrm } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
 import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { bodyDrainPlugin } from './http/body-drain.js';
@@ -55,7 +55,6 @@ export interface BuiltApp {
 }
 
 export interface BuildOptions {
-  migrate?: boolean;
   /** Registers extra routes before the app is sealed (tests add throwing or CSRF-protected routes). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -66,7 +65,6 @@ export interface BuildOptions {
  */
 export async function buildApp(config: AppConfig, databaseUrl: string, options: BuildOptions = {}): Promise<BuiltApp> {
   const orm = await createOrm(databaseUrl);
-  if (options.migrate) await migrate(orm);
   // Commits that write outbox rows signal the dispatcher (NOTIFY outbox_pending).
   orm.em.getEventManager().registerSubscriber(new OutboxNotifySubscriber());
   const runWorkers = config.jobsEnabled && config.role !== 'api';

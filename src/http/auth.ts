@@ -6,9 +6,7 @@ import { CLOCK_TOLERANCE_SECONDS, type TokenCheck, verifyAccessToken } from '../
 import { isUuid } from '../platform/ids.js';
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
-import { type ClientAuth, resolveClientToken } from '../policy/client-caller.js';
-
-const NO_CLIENT: ClientAuth = { client: null, error: 'Client tokens are used on /api/v2 only.' };
+import { type ClientAuth, NO_CLIENT, resolveClientToken } from '../policy/client-caller.js';
 
 export interface RequestAuth {
   user: AuthUser | null;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { clock } from '../platform/clock.js';
-import type { ServiceContext } from '../platform/service-context.js';
+import type { PublicServiceContext, ServiceContext } from '../platform/service-context.js';
 import type { AppDeps } from '../trpc/context.js';
 import { requireUser } from './route-auth.js';
 
@@ -16,16 +16,22 @@ export interface PlainRoutes {
   openapi: ZodOpenApiPathsObject;
 }
 
-/** The service context of a plain route's call: the signed-in caller (else 401) and a fresh EntityManager fork. */
-export function serviceContextOf(request: FastifyRequest, deps: AppDeps): ServiceContext {
+/** The service context of a plain route's call that may be anonymous (the caller, if any, and a fresh fork). */
+export function publicServiceContextOf(request: FastifyRequest, deps: AppDeps): PublicServiceContext {
   const session = request.headers['x-session-id'];
   return {
     em: deps.orm.em.fork() as EntityManager,
-    user: requireUser(request),
-    authSession: request.auth.session ?? null,
+    user: request.auth?.user ?? null,
+    authSession: request.auth?.session ?? null,
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     clock,
     storage: deps.storage,
     config: deps.config,
   };
+}
+
+/** The service context of a plain route's call: the signed-in caller (else 401) and a fresh EntityManager fork. */
+export function serviceContextOf(request: FastifyRequest, deps: AppDeps): ServiceContext {
+  const user = requireUser(request);
+  return { ...publicServiceContextOf(request, deps), user };
 }

@@ -2,8 +2,9 @@
  * Admission and lifetime of the /trpc WebSockets. An upgrade is counted against its client address from the moment
  * it arrives (the address Fastify resolved, trusted proxies included); it must authenticate within AUTH_TIMEOUT_MS
  * (the token of its connection params or upgrade header, checked when tRPC builds the connection's context) or it
- * is closed (meanwhile its calls answer 401); an authenticated socket counts against its user. A revocation announced for a user (sign-out, logout,
- * permission removal, account deletion: `announceCallerChange`) closes their sockets in every process.
+ * is closed (meanwhile its calls answer 401); an authenticated socket counts against its user. A revocation
+ * announced for a user (sign-out, logout, permission removal, account deletion: `announceCallerChange`) closes their
+ * sockets in every process.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';

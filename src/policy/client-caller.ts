@@ -23,6 +23,9 @@ export interface AuthClient {
 
 export type ClientAuth = { client: AuthClient; error: null } | { client: null; error: string };
 
+/** Outside /api/v2 there is no client application. */
+export const NO_CLIENT: ClientAuth = { client: null, error: 'Client tokens are used on /api/v2 only.' };
+
 export async function resolveClientToken(header: string | undefined, jwt: JwtSettings, em: EntityManager): Promise<ClientAuth> {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };

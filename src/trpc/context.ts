@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { RequestAuth } from '../http/auth.js';
-import type { ClientAuth } from '../policy/client-caller.js';
+import { type ClientAuth, NO_CLIENT } from '../policy/client-caller.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { WebSocketGuard } from '../http/websocket-guard.js';
 import type { JobRunner } from '../jobs/boss.js';
@@ -84,7 +84,7 @@ export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: {
     sessionId: typeof session === 'string' && session.trim() ? session.trim().slice(0, 200) : null,
     ip: req?.ip ?? '127.0.0.1',
     resp: { headers: {} },
-    client: req?.client ?? { client: null, error: 'Client tokens are used on /api/v2 only.' },
+    client: req?.client ?? NO_CLIENT,
     headers: req?.headers ?? {},
   };
 }

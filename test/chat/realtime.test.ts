@@ -1,15 +1,11 @@
 import { createTRPCClient, createWSClient, type TRPCClientError, wsLink } from '@trpc/client';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { buildApp, type BuiltApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import type { BuiltApp } from '../../src/app.js';
 import { REALTIME_APPLICATION_NAME } from '../../src/realtime/realtime.js';
 import type { AppRouter } from '../../src/routers/index.js';
 import { newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
-import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from './helpers.js';
 
 /**
@@ -23,10 +19,7 @@ const clients: { close(): Promise<void> | void }[] = [];
 
 beforeAll(async () => {
   a = await createTestApp();
-  b = await buildApp(
-    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS__ENABLED: 'false', DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-chat-b-')) }),
-    a.databaseUrl,
-  );
+  b = await createSecondInstance(a);
   await b.app.listen({ port: 0, host: '127.0.0.1' });
   const address = b.app.server.address();
   bPort = typeof address === 'object' && address ? address.port : 0;

@@ -1,18 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTRPCClient, createWSClient, wsLink, type TRPCClientError } from '@trpc/client';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { buildApp, type BuiltApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import type { BuiltApp } from '../../src/app.js';
 import { newId } from '../../src/platform/ids.js';
 import { REALTIME_APPLICATION_NAME } from '../../src/realtime/realtime.js';
 import type { AppRouter } from '../../src/routers/index.js';
 import { enqueueNotification } from '../../src/routers/notifications/outbox.js';
 import { newUser, type TestUser } from '../factories/index.js';
-import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
 
 /**
  * Two API processes on one database: A runs the job workers (it dispatches), B runs none. Clients connect to B,
@@ -25,10 +21,7 @@ const clients: { close(): Promise<void> | void }[] = [];
 
 beforeAll(async () => {
   a = await createTestApp();
-  b = await buildApp(
-    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS__ENABLED: 'false', DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-b-')) }),
-    a.databaseUrl,
-  );
+  b = await createSecondInstance(a);
   await a.app.listen({ port: 0, host: '127.0.0.1' });
   await b.app.listen({ port: 0, host: '127.0.0.1' });
   const address = b.app.server.address();

@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import type { BuiltApp } from '../../src/app.js';
+import { runAuthCleanup } from '../../src/routers/auth/auth-cleanup.job.js';
 import { newUser } from '../factories/index.js';
-import { appDatabaseUrl, createTestApp, type TestApp } from '../setup/test-app.js';
+import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
 
 /** Two API processes on one database: a caller's limit holds across them (counters in PostgreSQL). */
 const LIMITS = {
@@ -18,10 +16,7 @@ let a: TestApp;
 let b: BuiltApp;
 beforeAll(async () => {
   a = await createTestApp(LIMITS);
-  b = await buildApp(
-    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS__ENABLED: 'false', DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-b-')), ...LIMITS }),
-    appDatabaseUrl(a.databaseUrl),
-  );
+  b = await createSecondInstance(a, LIMITS);
 });
 afterAll(async () => {
   await b?.close();
@@ -60,5 +55,12 @@ describe('rate limits across API instances', () => {
     const rows = await a.sql<{ key: string }>('select key from rate_limit_counter');
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => /^(u|ip):/.test(r.key))).toBe(true);
+    expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
+    const [stale] = rows;
+    await a.sql(`update rate_limit_counter set window_started_at_utc = now() - interval '2 hours' where key = $1`, [stale!.key]);
+    await runAuthCleanup(a.deps.orm.em.fork() as EntityManager);
+    const left = await a.sql<{ key: string }>('select key from rate_limit_counter');
+    expect(left.map((r) => r.key)).not.toContain(stale!.key);
+    expect(left.length).toBe(rows.length - 1);
   });
 });

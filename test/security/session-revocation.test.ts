@@ -1,16 +1,12 @@
 import { createTRPCClient, createWSClient, type TRPCClientError, wsLink } from '@trpc/client';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { buildApp, type BuiltApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import type { BuiltApp } from '../../src/app.js';
 import { WEBSOCKET_LIMITS } from '../../src/http/websocket-guard.js';
 import type { AppRouter } from '../../src/routers/index.js';
 import { newAdmin, newUser } from '../factories/index.js';
 import { bearer, newIdentity, socialLogin } from '../auth/login.js';
-import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
 
 /**
  * Sessions (refresh-token families, `sid` in every access token) end one by one or all at once, and an ending
@@ -30,10 +26,7 @@ const portOf = (app: TestApp['app']) => {
 
 beforeAll(async () => {
   a = await createTestApp();
-  b = await buildApp(
-    loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS__ENABLED: 'false', DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-b-')) }),
-    a.databaseUrl,
-  );
+  b = await createSecondInstance(a);
   await a.app.listen({ port: 0, host: '127.0.0.1' });
   await b.app.listen({ port: 0, host: '127.0.0.1' });
   aPort = portOf(a.app);

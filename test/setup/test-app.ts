@@ -35,15 +35,8 @@ export async function createTestDatabase(): Promise<string> {
   return url.toString();
 }
 
-/**
- * The real app (Fastify, tRPC, PostgreSQL, pg-boss) on its own database. Rate limits are raised unless a test
- * passes its own environment (the rate-limit tests do).
- */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const adminUrl = await createTestDatabase();
-  // The app runs as in production: the least-privilege role, never the superuser.
-  const databaseUrl = appDatabaseUrl(adminUrl);
-  const config = loadConfig({
+const testConfig = (env: Record<string, string>) =>
+  loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-data-')),
@@ -53,7 +46,23 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     RateLimiting__Write__PermitLimit: '100000',
     ...env,
   });
-  const built = await buildApp(config, databaseUrl);
+
+/**
+ * A second API process on the database of `first` (its own data directory, no job workers): what crosses between
+ * the two went through PostgreSQL (LISTEN/NOTIFY, shared counters). The caller closes it before `first`.
+ */
+export const createSecondInstance = (first: TestApp, env: Record<string, string> = {}): Promise<BuiltApp> =>
+  buildApp(testConfig({ JOBS__ENABLED: 'false', ...env }), first.databaseUrl);
+
+/**
+ * The real app (Fastify, tRPC, PostgreSQL, pg-boss) on its own database. Rate limits are raised unless a test
+ * passes its own environment (the rate-limit tests do).
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const adminUrl = await createTestDatabase();
+  // The app runs as in production: the least-privilege role, never the superuser.
+  const databaseUrl = appDatabaseUrl(adminUrl);
+  const built = await buildApp(testConfig(env), databaseUrl);
   const pool = new pg.Pool({ connectionString: adminUrl, max: 2 });
   return {
     ...built,

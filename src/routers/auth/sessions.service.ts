@@ -66,6 +66,10 @@ export async function revokeAllSessions(em: EntityManager, userId: string, at: D
   for (const { family_id } of ended) await announceCallerChange(em, { userId, sessionId: family_id });
 }
 
+/** Every refresh-token family of the user ends (sign-out everywhere, account deletion). */
+const endEveryFamily = (em: EntityManager, userId: string, at: Date) =>
+  execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+
 /**
  * Sign-out everywhere: every refresh-token family ends and every access token issued so far stops working (the
  * bearer check compares its `iat` with the user's cutoff).
@@ -73,7 +77,7 @@ export async function revokeAllSessions(em: EntityManager, userId: string, at: D
 export async function signOutEverywhere(ctx: ServiceContext): Promise<void> {
   const now = ctx.clock.now();
   await ctx.em.transactional(async (tx) => {
-    await execSql(tx, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [now, ctx.user.id]);
+    await endEveryFamily(tx, ctx.user.id, now);
     await execSql(tx, 'update app_user set tokens_valid_after_utc = ? where id = ?', [now, ctx.user.id]);
     audit(tx, { actorUserId: ctx.user.id, action: 'auth.signed_out_everywhere', subjectType: 'User', subjectId: ctx.user.id });
     await announceCallerChange(tx, { userId: ctx.user.id });
@@ -170,7 +174,7 @@ export async function refreshSession(ctx: PublicServiceContext, input: { refresh
 
 /** Account deletion: every session ends, and the second-factor material goes. */
 export const eraseSessionsAndFactors: AccountEraser = async ({ em, userId, at }) => {
-  await execSql(em, 'update refresh_token set revoked_at_utc = ? where user_id = ? and revoked_at_utc is null', [at, userId]);
+  await endEveryFamily(em, userId, at);
   await execSql(em, 'delete from recovery_code where user_id = ?', [userId]);
   await execSql(em, 'delete from two_factor_challenge where user_id = ?', [userId]);
   await execSql(em, 'delete from credential_attempt where subject_key = ?', [secondFactorSubject(userId).key]);

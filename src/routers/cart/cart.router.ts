@@ -39,6 +39,14 @@ const add = (path: `/api/v1/${string}`) =>
       return line;
     });
 
+/** `PATCH` and `PUT /api/v1/cart/items/{id}`: the same change under both methods. */
+const updateLine = (method: 'PATCH' | 'PUT') =>
+  authedProcedure
+    .meta({ openapi: { method, path: '/api/v1/cart/items/{id}', tags: TAGS, summary: 'Change a line of my cart (quantity, notes)', description: LINE_ID } })
+    .input(updateCartLineByIdInput)
+    .output(cartLineOutput)
+    .mutation(({ ctx, input }) => cart.updateCartLine(ctx, { ref: input.id, quantity: input.quantity, notes: input.notes }));
+
 export const cartRouter = router({
   get: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/cart', tags: TAGS, summary: 'My cart in the territory', requestHeaders: sessionHeader } })
@@ -49,21 +57,8 @@ export const cartRouter = router({
   add: add('/api/v1/cart'),
   addItem: add('/api/v1/cart/items'),
 
-  patchItem: authedProcedure
-    .meta({
-      openapi: { method: 'PATCH', path: '/api/v1/cart/items/{id}', tags: TAGS, summary: 'Change a line of my cart (quantity, notes)', description: LINE_ID },
-    })
-    .input(updateCartLineByIdInput)
-    .output(cartLineOutput)
-    .mutation(({ ctx, input }) => cart.updateCartLine(ctx, { ref: input.id, quantity: input.quantity, notes: input.notes })),
-
-  putItem: authedProcedure
-    .meta({
-      openapi: { method: 'PUT', path: '/api/v1/cart/items/{id}', tags: TAGS, summary: 'Change a line of my cart (quantity, notes)', description: LINE_ID },
-    })
-    .input(updateCartLineByIdInput)
-    .output(cartLineOutput)
-    .mutation(({ ctx, input }) => cart.updateCartLine(ctx, { ref: input.id, quantity: input.quantity, notes: input.notes })),
+  patchItem: updateLine('PATCH'),
+  putItem: updateLine('PUT'),
 
   put: authedProcedure
     .meta({

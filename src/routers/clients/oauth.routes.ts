@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { type PlainRoutes } from '../../http/plain-routes.js';
+import { type PlainRoutes, publicServiceContextOf } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { clock } from '../../platform/clock.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { issueClientToken, OAuthError, type TokenRequest } from './clients.service.js';
 
 const TOKEN_PATH = '/oauth/token';
@@ -48,16 +46,7 @@ export const oauthRoutes: PlainRoutes = {
         if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
           throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
         }
-        const ctx = {
-          em: deps.orm.em.fork() as EntityManager,
-          user: null,
-          authSession: null,
-          sessionId: null,
-          clock,
-          storage: deps.storage,
-          config: deps.config,
-        };
-        return reply.status(200).send(await issueClientToken(ctx, tokenRequest(request)));
+        return reply.status(200).send(await issueClientToken(publicServiceContextOf(request, deps), tokenRequest(request)));
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
         if (error.status === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth"');
