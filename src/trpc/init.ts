@@ -51,35 +51,62 @@ const t = initTRPC
 
 /**
  * The one call pipeline, run by every single call whatever its transport (a REST request, one call of an HTTP
- * batch, one WebSocket message):
+ * batch, one WebSocket message), folded into one middleware because each tRPC middleware copies the context again:
  * - a fresh EntityManager fork per call, so concurrent calls of one batch or socket never share a unit of work;
  * - on a WebSocket, the bearer the connection presented is verified again and the caller reloaded (expiry,
  *   deletion and revoked permissions take effect on the next message, not at reconnect);
  * - on /trpc, the call's rate-limit bucket (`meta.rateLimit`, else global for queries and write for mutations) is
  *   charged in the store the REST routes use (REST requests are charged by their Fastify route already);
- * - a subscription takes one of the connection's MAX_SUBSCRIPTIONS_PER_CONNECTION slots until its stream ends.
+ * - a subscription takes one of the connection's MAX_SUBSCRIPTIONS_PER_CONNECTION slots until its stream ends;
+ * - a data exception (a value PostgreSQL refuses) is a 400, never a 500, and a database that is down or restarting
+ *   answers 503 DATABASE_UNAVAILABLE (with Retry-After), whether it failed in the procedure or in the pipeline.
  */
 const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
-  let { auth } = ctx;
-  if (ctx.transport === 'ws') auth = await resolveBearer(ctx.bearer, ctx.config, ctx.deps.orm.em as EntityManager);
-  if (ctx.transport !== 'rest') {
-    const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
-    if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
+  let result: Awaited<ReturnType<typeof next>>;
+  try {
+    let { auth } = ctx;
+    if (ctx.transport === 'ws') auth = await resolveBearer(ctx.bearer, ctx.config, ctx.deps.orm.em as EntityManager);
+    if (ctx.transport !== 'rest') {
+      const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
+      if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
+    }
+    const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
+    result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+  } catch (error) {
+    if (!(error instanceof AppError) && isDatabaseUnavailable(error)) throw databaseUnavailable();
+    throw error;
   }
-  if (type !== 'subscription') return next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null } });
-  // Each open subscription holds a listener and a buffer: one connection holds a bounded number of them.
-  if (ctx.connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+  if (!result.ok) {
+    if (isDataException(result.error.cause)) throw invalidValue();
+    if (!(result.error instanceof AppError) && !(result.error.cause instanceof ZodError) && isDatabaseUnavailable(result.error)) throw databaseUnavailable();
+  }
+  return result;
+});
+
+/** Each open subscription holds a listener and a buffer: one connection holds a bounded number of them. */
+async function subscribe<R extends { ok: boolean; data?: unknown }>(
+  connection: { subscriptions: number },
+  expiresAtMs: number | undefined,
+  start: () => Promise<R>,
+): Promise<R> {
+  if (connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     throw new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_SUBSCRIPTIONS', `A connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions.`);
   }
-  ctx.connection.subscriptions += 1;
-  const result = await next({ ctx: { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null } });
-  const release = () => (ctx.connection.subscriptions -= 1);
+  connection.subscriptions += 1;
+  const release = () => (connection.subscriptions -= 1);
+  let result: R;
+  try {
+    result = await start();
+  } catch (error) {
+    release();
+    throw error;
+  }
   if (!result.ok || !isAsyncIterable(result.data)) {
     release();
     return result;
   }
-  return { ...result, data: releasedAtEnd(result.data, release, auth.expiresAtMs) };
-});
+  return { ...result, data: releasedAtEnd(result.data, release, expiresAtMs) };
+}
 
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
 
@@ -112,25 +139,7 @@ async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, 
   }
 }
 
-/** Turns a data exception into a 400 for every procedure (REST and /trpc alike), never a 500. */
-const dataExceptionsAsBadRequest = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && isDataException(result.error.cause)) {
-    throw invalidValue();
-  }
-  return result;
-});
-
-/** A database that is down or restarting answers 503 DATABASE_UNAVAILABLE (with Retry-After), never a 500. */
-const databaseOutageAsServiceUnavailable = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && !(result.error instanceof AppError) && !(result.error.cause instanceof ZodError) && isDatabaseUnavailable(result.error)) {
-    throw databaseUnavailable();
-  }
-  return result;
-});
-
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure.use(databaseOutageAsServiceUnavailable).use(callPipeline).use(dataExceptionsAsBadRequest);
+export const baseProcedure = t.procedure.use(callPipeline);
 export const createCallerFactory = t.createCallerFactory;

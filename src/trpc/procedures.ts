@@ -14,7 +14,7 @@ export const publicProcedure = baseProcedure;
 export const authedProcedure = baseProcedure.use(({ ctx, next }) => {
   const user = ctx.auth.user;
   if (!user) throw unauthorized(ctx.auth.error ?? 'Authentication is required.');
-  return next({ ctx: { ...ctx, user } });
+  return next({ ctx: { user } });
 });
 
 /** Holds any of the given system permissions. */
@@ -49,7 +49,7 @@ export const journeyProcedure = (scope: ClientScope) =>
     const { client, error } = ctx.client;
     if (!client) throw unauthorized(error);
     if (!client.scopes.includes(scope)) throw forbidden(`This operation requires the ${scope} scope.`);
-    return next({ ctx: { ...ctx, client: { client, error: null } } });
+    return next({ ctx: { client: { client, error: null } } });
   });
 
 /**
@@ -60,5 +60,5 @@ export const journeyUserProcedure = (scope: ClientScope) =>
   journeyProcedure(scope).use(({ ctx, next }) => {
     const user = ctx.auth.user;
     if (!user) throw unauthorized(ctx.auth.error ?? 'This journey acts for a user: send their access token in X-User-Token.');
-    return next({ ctx: { ...ctx, user } });
+    return next({ ctx: { user } });
   });
