@@ -28,6 +28,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests (instead of after `duration`). */
+    amount?: number;
     timeout?: number;
     headers?: Record<string, string>;
     requests?: Request[];

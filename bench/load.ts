@@ -54,3 +54,36 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
     statusCodes,
   };
 }
+
+export interface PreparedRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Drives `amount` requests, each one built by `next()` (its own method, path, headers and body: a write that
+ * consumes its data, a caller per request), `connections` at a time. The figures are those of `drive`.
+ */
+export async function driveEach(options: { baseUrl: string; connections: number; amount: number; next: () => PreparedRequest }): Promise<LoadFigures> {
+  const instance = autocannon({
+    url: options.baseUrl,
+    connections: options.connections,
+    amount: options.amount,
+    timeout: 10,
+    requests: [{ setupRequest: () => options.next() }],
+  });
+  running = instance;
+  const result = await instance;
+  running = null;
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
+  return {
+    requests: result.requests.total,
+    reqPerSec: result.duration > 0 ? result.requests.total / result.duration : 0,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    statusCodes,
+  };
+}

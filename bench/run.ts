@@ -19,19 +19,29 @@ import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, stopLoad } from './load.js';
-import type { RequestPair, Scenario } from './scenario.js';
-import { scenarios, seededRandom } from './scenarios.js';
-import { insertBenchUser, SIZES } from './seed.js';
+import type { CustomFigures, RequestPair, Scenario } from './scenario.js';
+import { customScenarios, scenarios, seededRandom } from './scenarios.js';
+import { insertBenchUser, SIZES, type SeedStep, territoriesSeed } from './seed.js';
 
 const smoke = process.argv.includes('--smoke');
 const size = SIZES[smoke ? 'smoke' : 'full'];
+/** `--only=<word>,<word>`: just the scenarios whose name contains one of the words (with the seed steps they need). */
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',')
+  .map((word) => word.trim().toLowerCase())
+  .filter(Boolean);
+const chosen = <T extends { name: string }>(list: T[]) => (only?.length ? list.filter((s) => only.some((word) => s.name.toLowerCase().includes(word))) : list);
+const httpScenarios = chosen(scenarios);
+const ownScenarios = chosen(customScenarios);
 const plan = {
   connections: 10,
   durationSeconds: smoke ? 1 : 10,
   warmupSeconds: smoke ? 0.5 : 2,
   distinctRequests: smoke ? 200 : 2000,
   /** Hard limit of the run; tear-down (a few seconds) follows it. */
-  deadlineMs: smoke ? 55_000 : 20 * 60_000,
+  deadlineMs: smoke ? 100_000 : 20 * 60_000,
 };
 const RESULTS_FILE = new URL('./results/latest.json', import.meta.url);
 
@@ -113,7 +123,7 @@ async function prepareDatabase() {
 }
 
 /** Runs each distinct seed step once; answers the row counts for the results. */
-async function seed(client: pg.Client, list: Scenario[]) {
+async function seed(client: pg.Client, list: Array<{ seed: SeedStep }>) {
   const rows: Record<string, number> = {};
   for (const step of new Set(list.map((s) => s.seed))) {
     const t0 = Date.now();
@@ -180,7 +190,36 @@ async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChil
   };
 }
 
+interface CustomResult extends CustomFigures {
+  name: string;
+}
+
+/** Runs the custom scenarios one after the other; a scenario that throws counts as one failure. */
+async function runCustom(apiUrl: string, client: pg.Client, tokenFor: (userId: string) => Promise<string>): Promise<CustomResult[]> {
+  const results: CustomResult[] = [];
+  for (const scenario of ownScenarios) {
+    log(`${scenario.name}`);
+    try {
+      results.push({ name: scenario.name, ...(await scenario.run({ apiUrl, db: client, size, tokenFor, log })) });
+    } catch (error) {
+      if (cleaning) throw error;
+      console.error(`${scenario.name} failed:`, error);
+      results.push({ name: scenario.name, figures: {}, failures: 1 });
+    }
+  }
+  return results;
+}
+
+function printCustom(results: CustomResult[]) {
+  for (const r of results) {
+    const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}`);
+    console.log(`${r.name}: ${[...figures, `failures ${r.failures}`].join(', ')}`);
+  }
+  console.log('');
+}
+
 function printTable(results: ScenarioResult[]) {
+  if (results.length === 0) return;
   const header = ['scenario', 'api req/s', 'api p50', 'api p99', 'base req/s', 'base p50', 'base p99', 'req/s ratio', 'p99 ratio'];
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const rows = results.map((r) => [
@@ -232,14 +271,18 @@ async function main() {
   client.on('error', () => {});
   await client.connect();
   cleanups.push(() => client.end());
-  const rows = await seed(client, scenarios);
+  // Before the seed steps: some give the bench user a part (a membership) in what they load.
   const userId = await insertBenchUser(client);
-  // Signed with the API server's own settings, so it accepts the token.
-  const { token } = await signUserToken(loadConfig(apiEnv).jwt, { userId, sessionId: randomUUID(), authenticatedAt: new Date() });
+  // The territories come first: every other step loads its data into some of them.
+  const rows = await seed(client, [{ seed: territoriesSeed }, ...httpScenarios, ...ownScenarios]);
+  // Signed with the API server's own settings, so it accepts the tokens.
+  const jwt = loadConfig(apiEnv).jwt;
+  const tokenFor = async (id: string) => (await signUserToken(jwt, { userId: id, sessionId: randomUUID(), authenticatedAt: new Date() })).token;
+  const token = await tokenFor(userId);
 
   const random = seededRandom(20261122);
   const requests = new Map<Scenario, RequestPair[]>();
-  for (const scenario of scenarios) requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests }));
+  for (const scenario of httpScenarios) requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests }));
 
   const started = await starting;
   const failed = started.find((s) => s.status === 'rejected');
@@ -248,18 +291,23 @@ async function main() {
   log(`servers up: api ${api.url}, baseline ${baseline.url}`);
 
   const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
+  for (const scenario of httpScenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
+
+  const custom = await runCustom(api.url, client, tokenFor);
 
   printTable(results);
+  printCustom(custom);
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const report = {
     mode: size.mode,
+    ...(only?.length ? { only } : {}),
     date: new Date().toISOString(),
     node: process.version,
     connections: plan.connections,
     durationSeconds: plan.durationSeconds,
     rows,
     scenarios: results,
+    customScenarios: custom,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   log('wrote bench/results/latest.json');
@@ -270,7 +318,9 @@ async function main() {
       `${r.name}: API answers ${JSON.stringify(r.api.statusCodes)}, baseline ${JSON.stringify(r.baseline.statusCodes)}, same answer: ${r.sameAnswer}`,
     );
   }
-  return broken.length === 0 ? 0 : 1;
+  const brokenCustom = custom.filter((r) => r.failures > 0);
+  for (const r of brokenCustom) console.error(`${r.name}: ${r.failures} failed operations`);
+  return broken.length === 0 && brokenCustom.length === 0 ? 0 : 1;
 }
 
 let exitCode = 1;

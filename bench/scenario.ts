@@ -1,7 +1,7 @@
 /** What a benchmark scenario is; the list of them is bench/scenarios.ts, each scenario in its own file. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import type { SeedStep } from './seed.js';
+import type { BenchSize, SeedStep } from './seed.js';
 
 export interface RequestPair {
   /** Path and query of the API call. */
@@ -29,4 +29,32 @@ export interface Scenario {
     path: string;
     handler(pool: pg.Pool, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   };
+}
+
+/** What a custom scenario gets to drive the API with. */
+export interface CustomRunContext {
+  /** The API server's base URL (`http://127.0.0.1:<port>`). */
+  apiUrl: string;
+  db: pg.Client;
+  size: BenchSize;
+  /** A bearer token the API server accepts for the user. */
+  tokenFor(userId: string): Promise<string>;
+  log(message: string): void;
+}
+
+/** A custom scenario's figures: named numbers (ms, per-second rates, counts) and how many operations failed. */
+export interface CustomFigures {
+  figures: Record<string, number>;
+  /** Failed operations (non-2xx answers, missing deliveries): a correct run has none. */
+  failures: number;
+}
+
+/**
+ * A scenario the request/baseline pairs cannot express (writes that consume their data, WebSocket fan-out): it
+ * drives the API itself and reports its own figures, without a baseline.
+ */
+export interface CustomScenario {
+  name: string;
+  seed: SeedStep;
+  run(ctx: CustomRunContext): Promise<CustomFigures>;
 }

@@ -8,9 +8,11 @@ import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
-import type { Scenario } from './scenario.js';
+import type { CustomScenario, Scenario } from './scenario.js';
 import { mapPinsScenario } from './map-pins.js';
 import { feedReadScenario } from './feed-read.js';
+import { checkoutScenario, itemSearchScenario } from './marketplace.js';
+import { chatFanoutScenario, chatHistoryDeepPageScenario, chatHistoryFirstPageScenario } from './chat.js';
 
 /** Runs one of the API's queries the way a bare service would. */
 export async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
@@ -125,7 +127,17 @@ export const scenarios: Scenario[] = [
   mapPinsScenario,
   // After the events scenario: its seed step fills one seeded territory's feed, EVENT posts announcing its event.
   feedReadScenario,
+  // After the territory scenarios: their seed steps fill one seeded territory each (marketplace, chat).
+  itemSearchScenario,
+  chatHistoryFirstPageScenario,
+  chatHistoryDeepPageScenario,
 ];
+
+/**
+ * Scenarios that drive the API their own way (writes, WebSocket fan-out) and report their own figures, run after the
+ * request/baseline ones (the checkout consumes the carts; the fan-out adds messages to the chat history).
+ */
+export const customScenarios: CustomScenario[] = [checkoutScenario, chatFanoutScenario];
 
 /** Deterministic PRNG (mulberry32), so each run sends the same requests. */
 export function seededRandom(seed: number): () => number {

@@ -69,7 +69,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   orm.em.getEventManager().registerSubscriber(new OutboxNotifySubscriber());
   const runWorkers = config.jobsEnabled && config.role !== 'api';
   const storage = new LocalDiskStorage(join(config.dataDir, 'files'));
-  const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage);
+  const jobs = new JobRunner(databaseUrl, orm, runWorkers, storage, config);
   const realtime = new Realtime(databaseUrl, (message, error) => app.log.warn({ err: error }, message));
   const rateLimiter = new RateLimiter(config.rateLimit.store === 'postgres' ? new PostgresCounterStore(databaseUrl) : new MemoryCounterStore());
   const websockets = new WebSocketGuard();
@@ -144,7 +144,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
           const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
           const auth = await resolveBearer(bearer, config, orm.em as EntityManager);
           websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null);
-          return createContext(deps, req, { transport: 'ws', bearer, auth });
+          return createContext(deps, req, { transport: 'ws', bearer, auth, socket: res as unknown as WebSocket });
         }
         return createContext(deps, req, { transport: 'http' });
       },

@@ -40,11 +40,23 @@ const environmentSchema = z.object({
   TRUST_PROXY: z.string().default('loopback'),
   /**
    * The payment gateway: `none` (payments off: cart lines become inquiries), `fake` (local, no money moves; the default
-   * outside production) or `stripe` (named by DESIGN section 13, not implemented yet: refused at start).
+   * outside production) or `stripe` (Stripe PaymentIntents; needs PAYMENTS__STRIPESECRETKEY and PAYMENTS__WEBHOOKSECRET).
    */
   PAYMENTS__PROVIDER: z.enum(['none', 'fake', 'stripe']).optional(),
-  /** HMAC-SHA256 key of the gateway's webhooks (`X-Signature: sha256=<hex>`). */
+  /**
+   * The key webhooks are verified with: `fake`, the HMAC-SHA256 key of `X-Signature: sha256=<hex>`; `stripe`, the
+   * endpoint's signing secret (`whsec_...`) checked against `Stripe-Signature`.
+   */
   PAYMENTS__WEBHOOKSECRET: z.string().optional(),
+  /** Stripe's secret (or restricted) API key, `sk_...`/`rk_...`. */
+  PAYMENTS__STRIPESECRETKEY: z.string().optional(),
+  /** Where the Stripe API is (default https://api.stripe.com): a stripe-mock or a local stub in tests. */
+  PAYMENTS__STRIPEAPIURL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * The payout gateway (src/routers/payouts/payout-gateway.ts): `none` (payouts off: ready money stays ready; the
+   * production default) or `fake` (local, no money moves; the default outside production, refused in production).
+   */
+  PAYOUTS__PROVIDER: z.enum(['none', 'fake']).optional(),
 });
 
 /** The webhook key used outside production when none is configured. */
@@ -106,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const trustProviderClaims = e.AUTH__TRUSTPROVIDERCLAIMS ?? !production;
   // Payments are off in production unless a real provider is chosen; the fake one is the local default.
   const paymentsProvider = e.PAYMENTS__PROVIDER ?? (production ? 'none' : 'fake');
+  const payoutsProvider = e.PAYOUTS__PROVIDER ?? (production ? 'none' : 'fake');
 
   // Requests over a limit are always rejected at once with 429; waiting in a queue is not implemented.
   if (e.RateLimiting__QueueLimit !== 0) {
@@ -133,11 +146,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     // The HTTPS redirect is built from it, never from the request's Host header (which a client chooses).
     if (!publicBaseUrl?.startsWith('https://')) throw new ConfigError('PUBLIC_BASE_URL must be configured in production as the https:// origin clients use');
     if (paymentsProvider === 'fake') throw new ConfigError('PAYMENTS__PROVIDER must not be fake in production: the fake gateway confirms payments no one made');
+    if (payoutsProvider === 'fake') throw new ConfigError('PAYOUTS__PROVIDER must not be fake in production: the fake gateway reports transfers no one made');
     if (paymentsProvider !== 'none' && !e.PAYMENTS__WEBHOOKSECRET) {
       throw new ConfigError('PAYMENTS__WEBHOOKSECRET must be configured in production: webhooks of the payment gateway are verified with it');
     }
   }
-  if (paymentsProvider === 'stripe') throw new ConfigError('PAYMENTS__PROVIDER=stripe is not implemented yet: use fake (development) or none');
+  if (paymentsProvider === 'stripe') {
+    if (!e.PAYMENTS__STRIPESECRETKEY || !/^(sk|rk)_/.test(e.PAYMENTS__STRIPESECRETKEY)) {
+      throw new ConfigError('PAYMENTS__STRIPESECRETKEY must be configured with PAYMENTS__PROVIDER=stripe (a Stripe secret key, sk_... or rk_...)');
+    }
+    // Without it no event Stripe signs could be verified: every webhook would be refused and no checkout ever PAID.
+    if (!e.PAYMENTS__WEBHOOKSECRET) {
+      throw new ConfigError("PAYMENTS__WEBHOOKSECRET must be configured with PAYMENTS__PROVIDER=stripe: the webhook endpoint's signing secret (whsec_...)");
+    }
+    if (production && e.PAYMENTS__STRIPEAPIURL && !e.PAYMENTS__STRIPEAPIURL.startsWith('https://')) {
+      throw new ConfigError('PAYMENTS__STRIPEAPIURL must be an https:// URL in production: the secret key travels with every request');
+    }
+  }
 
   return Object.freeze({
     env: e.NODE_ENV,
@@ -185,9 +210,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     }),
     jobsEnabled: e.JOBS__ENABLED,
     payments: Object.freeze({
-      provider: paymentsProvider as 'none' | 'fake',
+      provider: paymentsProvider as 'none' | 'fake' | 'stripe',
       webhookSecret: e.PAYMENTS__WEBHOOKSECRET || DEVELOPMENT_WEBHOOK_SECRET,
+      stripe: Object.freeze({ secretKey: e.PAYMENTS__STRIPESECRETKEY ?? '', apiUrl: e.PAYMENTS__STRIPEAPIURL }),
     }),
+    payouts: Object.freeze({ provider: payoutsProvider }),
   });
 }
 

@@ -439,6 +439,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/journeys/territories/{territoryId}/seller-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's seller balance in the territory (as GET /api/v1/territories/{territoryId}/seller-balance/me); 404 before the first paid sale */
+        get: operations["journeys-sellerBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/territories": {
         parameters: {
             query?: never;
@@ -2418,6 +2435,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/territories/{territoryId}/seller-balance/me/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My payouts in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale */
+        get: operations["payouts-myPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/payouts/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the territory's payouts now, whatever its frequency (SYSTEM_ADMIN or FINANCIAL_MANAGER): 202 with the payouts-run job's id; the payouts settle in the background */
+        post: operations["payouts-runPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's payouts, newest first, optionally of one status or seller (SYSTEM_ADMIN or FINANCIAL_MANAGER) */
+        get: operations["payouts-listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkouts/{checkoutId}/refund": {
         parameters: {
             query?: never;
@@ -2496,6 +2564,127 @@ export interface paths {
         /** A seller wallet (walletId = the seller balance id), holder only; balance = (pending + ready) / 100, projected from the ledger */
         get: operations["wallets-byId"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscription-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subscription plans (FREE, BASIC, PRO) with their quotas */
+        get: operations["merchants-plans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/{merchantId}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Subscribe the store (merchantId = store id) to a plan, owner only; the same plan again 200, another plan changes it (200) */
+        post: operations["merchants-subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store's subscription, for the store's owner */
+        get: operations["merchants-subscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchants/{merchantId}/consumption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's consumption meters (ai, media, notifications) this month, owner only; the first read subscribes it to FREE */
+        get: operations["merchants-consumption"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fiscal-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The fiscal packs a territory can bind, with their capabilities */
+        get: operations["fiscal-packs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/fiscal-pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's fiscal pack binding (members); without one: Off, isLegacyDefault */
+        get: operations["fiscal-getPack"];
+        /** Bind a fiscal pack to the territory (SYSTEM_ADMIN); activating a pix pack needs PIX among the payment methods (400) */
+        put: operations["fiscal-putPack"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's payment methods (members); never configured: all three */
+        get: operations["fiscal-getPaymentMethods"];
+        /** Set the payment methods the territory accepts at checkout (SYSTEM_ADMIN); PIX stays while a pix pack is Active (400) */
+        put: operations["fiscal-putPaymentMethods"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3578,17 +3767,19 @@ export interface paths {
         put?: never;
         /**
          * The payment gateway's webhook (signed; each event applied once)
-         * @description Verifies `X-Signature` over the raw body (400, nothing written, when it does not match), records the event id once (a replay or a concurrent duplicate answers 200 and changes nothing) and applies it: `payment.succeeded` marks an AWAITING_PAYMENT checkout PAID (seller transaction, ledger entries, ORDER_PAID to the seller); for a CANCELED or PAYMENT_FAILED checkout the payment is refunded; `payment.failed` marks it PAYMENT_FAILED. An amount or currency differing from the checkout: 400, nothing written.
+         * @description Verifies the signature over the raw body (`X-Signature` for `fake`, `Stripe-Signature` for `stripe`; 400, nothing written, when it does not match), answers 200 `IGNORED` to a genuine event this platform does not act on, records the event id once (a replay or a concurrent duplicate answers 200 and changes nothing) and applies it: `payment.succeeded` marks an AWAITING_PAYMENT checkout PAID (seller transaction, ledger entries, ORDER_PAID to the seller); for a CANCELED or PAYMENT_FAILED checkout the payment is refunded; `payment.failed` marks it PAYMENT_FAILED. An amount or currency differing from the checkout: 400, nothing written.
          */
         post: {
             parameters: {
                 query?: never;
-                header: {
-                    /** @description `sha256=<hex HMAC-SHA256 of the raw body with PAYMENTS__WEBHOOKSECRET>` */
-                    "X-Signature": string;
+                header?: {
+                    /** @description `fake`: `sha256=<hex HMAC-SHA256 of the raw body with PAYMENTS__WEBHOOKSECRET>` */
+                    "X-Signature"?: string;
+                    /** @description `stripe`: Stripe's signature header, checked with the endpoint's signing secret (PAYMENTS__WEBHOOKSECRET) */
+                    "Stripe-Signature"?: string;
                 };
                 path: {
-                    /** @description The gateway: `fake` (when it is the configured provider). */
+                    /** @description The gateway: `fake` or `stripe`, the configured provider. */
                     provider: string;
                 };
                 cookie?: never;
@@ -3725,6 +3916,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/journeys/feed/create-post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a post with its files in one multipart request (RESIDENT of the territory)
+         * @description Fields title (1..200), content (1..5000), type (POST or ALERT), visibility (PUBLIC or RESIDENTS_ONLY) and 0..10 files in mediaFiles. Each file is uploaded as by POST /api/v1/media/upload (type sniffed from the bytes, size limits, storage quota) and the post follows the rules of POST /api/v1/feed, media rules of posts included (the territory's media flags and configuration, one video or one audio). A refusal leaves no post and no uploaded file behind; 400 details name the field. Needs journeys:write and X-User-Token; the author's cached journey answers are dropped.
+         */
+        post: {
+            parameters: {
+                query: {
+                    territoryId: string;
+                };
+                header: {
+                    /** @description The user's access token (POST /api/v1/auth/social) */
+                    "X-User-Token": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": components["schemas"]["JourneyCreatePostForm"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        /** @description /api/v1/feed/{id} */
+                        Location: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyCreatePost"];
+                    };
+                };
+                /** @description Invalid input (VALIDATION_FAILED lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+                /** @description The caller lacks the role or is not the owner */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+                /** @description Payload too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+                /** @description Too many requests (Retry-After: 60) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JourneyError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3772,6 +4067,22 @@ export interface components {
                 amountInCents: number;
                 currency: string;
             };
+        };
+        JourneyCreatePostForm: {
+            title: string;
+            content: string;
+            /**
+             * @description Default POST; ALERT needs the ALERTPOSTS flag
+             * @enum {string}
+             */
+            type?: "POST" | "ALERT";
+            /**
+             * @description Default PUBLIC
+             * @enum {string}
+             */
+            visibility?: "PUBLIC" | "RESIDENTS_ONLY";
+            /** @description 0..10 files, one part each, all named mediaFiles */
+            mediaFiles?: string[];
         };
         SocialLoginResult: components["schemas"]["LoginResult"] | components["schemas"]["TwoFactorRequired"];
         LoginResult: {
@@ -4381,7 +4692,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            provider: "fake";
+            provider: "fake" | "stripe";
             /** @enum {string} */
             method: "PIX" | "CARD" | "BOLETO";
             /** @enum {string} */
@@ -4408,6 +4719,21 @@ export interface components {
             /** Format: date-time */
             createdAtUtc: string;
             storeContact: components["schemas"]["StoreContact"] | null;
+        };
+        SellerBalance: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            sellerUserId: string;
+            pendingAmountInCents: number;
+            readyForPayoutAmountInCents: number;
+            inTransitAmountInCents: number;
+            paidAmountInCents: number;
+            currency: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
         };
         TerritoryPage: {
             items: components["schemas"]["Territory"][];
@@ -4470,6 +4796,9 @@ export interface components {
             EVENT_CREATED: boolean;
             ALERT_VALIDATED: boolean;
             SECURITY_ALERT: boolean;
+            CHAT_DIRECT_MESSAGE_RECEIVED: boolean;
+            CHAT_GROUP_INVITATION_RECEIVED: boolean;
+            CHAT_GROUP_PENDING_APPROVAL: boolean;
         };
         UserMediaPreferences: {
             /** Format: uuid */
@@ -4596,7 +4925,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "POST_CREATED" | "REPORT_CREATED" | "INQUIRY_RECEIVED" | "ORDER_PAID" | "JOIN_REQUEST_RECEIVED" | "JOIN_REQUEST_DECIDED" | "EVENT_CREATED" | "ALERT_VALIDATED" | "SECURITY_ALERT";
+            type: "POST_CREATED" | "REPORT_CREATED" | "INQUIRY_RECEIVED" | "ORDER_PAID" | "JOIN_REQUEST_RECEIVED" | "JOIN_REQUEST_DECIDED" | "EVENT_CREATED" | "ALERT_VALIDATED" | "SECURITY_ALERT" | "CHAT_DIRECT_MESSAGE_RECEIVED" | "CHAT_GROUP_INVITATION_RECEIVED" | "CHAT_GROUP_PENDING_APPROVAL";
             title: string;
             body: string;
             data: {
@@ -5003,20 +5332,6 @@ export interface components {
             /** Format: date-time */
             updatedAtUtc: string;
         };
-        SellerBalance: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            territoryId: string;
-            /** Format: uuid */
-            sellerUserId: string;
-            pendingAmountInCents: number;
-            readyForPayoutAmountInCents: number;
-            paidAmountInCents: number;
-            currency: string;
-            /** Format: date-time */
-            updatedAtUtc: string;
-        };
         SellerTransaction: {
             /** Format: uuid */
             id: string;
@@ -5043,6 +5358,35 @@ export interface components {
             createdAtUtc: string;
             /** Format: date-time */
             updatedAtUtc: string;
+        };
+        PayoutPage: {
+            items: components["schemas"]["Payout"][];
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
+        };
+        Payout: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** Format: uuid */
+            sellerUserId: string;
+            amountInCents: number;
+            currency: string;
+            /** @enum {string} */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+            transactionIds: string[];
+            failureReason: string | null;
+            /** Format: date-time */
+            createdAtUtc: string;
+            completedAtUtc: string | null;
+        };
+        PayoutRunAccepted: {
+            jobId: string;
         };
         PlatformBalance: {
             /** Format: uuid */
@@ -5101,6 +5445,77 @@ export interface components {
             currency: string;
             /** Format: date-time */
             updatedAtUtc: string;
+        };
+        SubscriptionPlan: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            code: "FREE" | "BASIC" | "PRO";
+            name: string;
+            priceInCents: number;
+            currency: string;
+            quotas: {
+                ai: number;
+                media: number;
+                notifications: number;
+            };
+        };
+        MerchantSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            merchantId: string;
+            /** Format: uuid */
+            planId: string;
+            /** @enum {string} */
+            planCode: "FREE" | "BASIC" | "PRO";
+            /** @enum {string} */
+            status: "ACTIVE";
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        MerchantConsumption: {
+            /** Format: uuid */
+            merchantId: string;
+            /** Format: uuid */
+            subscriptionId: string;
+            /** @enum {string} */
+            planCode: "FREE" | "BASIC" | "PRO";
+            /** Format: date-time */
+            periodStartUtc: string;
+            /** Format: date-time */
+            periodEndUtc: string;
+            meters: {
+                /** @enum {string} */
+                metric: "ai" | "media" | "notifications";
+                usage: number;
+                quota: number;
+            }[];
+        };
+        FiscalPack: {
+            id: string;
+            countryCode: string;
+            displayName: string;
+            capabilities: ("kyc" | "pix" | "nfse")[];
+        };
+        TerritoryFiscalPack: {
+            /** Format: uuid */
+            territoryId: string;
+            packId: "brazil.v1" | null;
+            /** @enum {string} */
+            status: "Off" | "Active";
+            municipalityIbge: string | null;
+            activatedByUserId: string | null;
+            activatedAtUtc: string | null;
+            isLegacyDefault: boolean;
+        };
+        TerritoryPaymentMethods: {
+            /** Format: uuid */
+            territoryId: string;
+            methods: ("PIX" | "CARD" | "BOLETO")[];
+            updatedAtUtc: string | null;
         };
         CartCheckoutResult: {
             checkouts: components["schemas"]["Checkout"][];
@@ -5254,6 +5669,11 @@ export interface components {
             received: true;
             /** @enum {string} */
             outcome: "DUPLICATE" | "PAID" | "ALREADY_SETTLED" | "LATE_SUCCESS_REFUNDED" | "FAILED" | "IGNORED";
+        };
+        JourneyCreatePost: {
+            post: components["schemas"]["FeedItem"];
+            mediaUrls: string[];
+            suggestions: components["schemas"]["JourneySuggestion"][];
         };
         GeoAnchorOutput: {
             latitude: number;
@@ -7378,6 +7798,82 @@ export interface operations {
             };
         };
     };
+    "journeys-sellerBalance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerBalance"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyError"];
+                };
+            };
+        };
+    };
     "territories-list": {
         parameters: {
             query?: {
@@ -8405,6 +8901,9 @@ export interface operations {
                     EVENT_CREATED?: boolean;
                     ALERT_VALIDATED?: boolean;
                     SECURITY_ALERT?: boolean;
+                    CHAT_DIRECT_MESSAGE_RECEIVED?: boolean;
+                    CHAT_GROUP_INVITATION_RECEIVED?: boolean;
+                    CHAT_GROUP_PENDING_APPROVAL?: boolean;
                 };
             };
         };
@@ -17880,6 +18379,233 @@ export interface operations {
             };
         };
     };
+    "payouts-myPayouts": {
+        parameters: {
+            query?: {
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutPage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-runPayouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work runs in the background */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutRunAccepted"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payouts-listPayouts": {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                sellerUserId?: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutPage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "payouts-refundCheckout": {
         parameters: {
             query?: never;
@@ -18207,6 +18933,675 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "merchants-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPlan"][];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "merchants-subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    planId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Already existed: the existing resource (idempotent repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSubscription"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description URL of the created resource (when it has one) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSubscription"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "merchants-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSubscription"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "merchants-consumption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantConsumption"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "fiscal-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiscalPack"][];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "fiscal-getPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerritoryFiscalPack"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "fiscal-putPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    packId: "brazil.v1";
+                    /** @enum {string} */
+                    status: "Off" | "Active";
+                    municipalityIbge?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerritoryFiscalPack"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "fiscal-getPaymentMethods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerritoryPaymentMethods"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "fiscal-putPaymentMethods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    methods: ("PIX" | "CARD" | "BOLETO")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerritoryPaymentMethods"];
                 };
             };
             /** @description Invalid input (VALIDATION_FAILED lists each field) */

@@ -14,6 +14,19 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const SELLER_TRANSACTION_STATUSES = ['PENDING', 'READY', 'PAID', 'CANCELED'] as const;
 export type SellerTransactionStatus = (typeof SELLER_TRANSACTION_STATUSES)[number];
 
+/** Where a checkout's goods go (the journeys checkout sends it; the v1 cart checkout does not). */
+export interface ShippingAddress {
+  street: string;
+  number: string;
+  complement: string | null;
+  neighborhood: string | null;
+  city: string;
+  state: string;
+  zipCode: string;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+}
+
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /**
@@ -37,6 +50,8 @@ export const Checkout = defineEntity({
     platformFeeInCents: p.bigint('number'),
     totalInCents: p.bigint('number'),
     message: p.string().length(2000).nullable(),
+    /** Null when the buyer gave none (v1 checkouts). */
+    shippingAddress: p.json<ShippingAddress>().nullable(),
     paidAtUtc: p.datetime().nullable(),
     canceledAtUtc: p.datetime().nullable(),
     updatedAtUtc: p

@@ -27,12 +27,15 @@ import { Item } from './item.entity.js';
 import { Inquiry } from './inquiry.entity.js';
 import { PlatformFeeConfig } from './platform-fee.entity.js';
 import { PayoutConfig } from './payout-config.entity.js';
+import { Payout } from './payout.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 import { Cart, CartItem } from './cart.entity.js';
 import { Checkout, CheckoutIdempotencyRecord, CheckoutItem, SellerTransaction } from './checkout.entity.js';
 import { Payment, PaymentWebhookEvent } from './payment.entity.js';
 import { PostingRestriction, Report, ReportSanction } from './report.entity.js';
 import { Vote, Voting } from './voting.entity.js';
+import { ConsumptionMeter, MerchantSubscription, SubscriptionPlan } from './subscription.entity.js';
+import { TerritoryFiscalPack, TerritoryPaymentMethods } from './fiscal.entity.js';
 
 export const entities = [
   User,
@@ -83,6 +86,7 @@ export const entities = [
   Inquiry,
   PlatformFeeConfig,
   PayoutConfig,
+  Payout,
   LedgerAccount,
   LedgerTransaction,
   LedgerEntry,
@@ -99,4 +103,9 @@ export const entities = [
   PostingRestriction,
   Voting,
   Vote,
+  SubscriptionPlan,
+  MerchantSubscription,
+  ConsumptionMeter,
+  TerritoryFiscalPack,
+  TerritoryPaymentMethods,
 ];

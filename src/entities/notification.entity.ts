@@ -16,6 +16,11 @@ export const NOTIFICATION_TYPES = [
   'EVENT_CREATED',
   'ALERT_VALIDATED',
   'SECURITY_ALERT',
+  // Chat: a direct message to its recipient (unless they muted the conversation), an invitation to the invitee, a
+  // new group waiting for approval to the territory's curators.
+  'CHAT_DIRECT_MESSAGE_RECEIVED',
+  'CHAT_GROUP_INVITATION_RECEIVED',
+  'CHAT_GROUP_PENDING_APPROVAL',
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

@@ -4,7 +4,7 @@ import { Checkout, PAYMENT_METHODS, type PaymentMethod } from './checkout.entity
 
 export const PAYMENT_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUNDED'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-export const PAYMENT_PROVIDERS = ['fake'] as const;
+export const PAYMENT_PROVIDERS = ['fake', 'stripe'] as const;
 export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
 
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');

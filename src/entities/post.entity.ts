@@ -62,6 +62,13 @@ export const Post = defineEntity({
       name: 'post_map_pin_idx',
       expression: `create index "post_map_pin_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'PUBLISHED' and map_entity_id is not null`,
     },
+    // HIDDEN posts (a moderation sanction) of a territory, newest first: the second branch of the feed page, its
+    // count and the map pins for those who still see them (the author, the territory's curators and moderators).
+    // Few rows, so the published indexes above stay exactly as they were for everyone else.
+    {
+      name: 'post_hidden_idx',
+      expression: `create index "post_hidden_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'HIDDEN'`,
+    },
     // "My posts" newest first; also serves the author foreign key's cascade.
     { name: 'post_author_idx', expression: `create index "post_author_idx" on "post" ("author_user_id", "created_at_utc" desc, "id" desc)` },
     { name: 'post_map_entity_idx', expression: `create index "post_map_entity_idx" on "post" ("map_entity_id") where map_entity_id is not null` },

@@ -11,6 +11,18 @@ export type VotingVisibility = (typeof VOTING_VISIBILITIES)[number];
 /** Draft -> Open -> Approved | Rejected (Closed is never stored: closing decides the result at once, DESIGN 14). */
 export const VOTING_STATUSES = ['Draft', 'Open', 'Closed', 'Approved', 'Rejected'] as const;
 export type VotingStatus = (typeof VOTING_STATUSES)[number];
+/**
+ * The voting state machine, in one table: the statuses each status may be reached from. The service's one status
+ * writer (`moveVoting`) and the database trigger of migration `voting_status_transitions` both read it, so an
+ * illegal transition is refused even when the application code is bypassed.
+ */
+export const VOTING_TRANSITIONS: Readonly<Record<VotingStatus, readonly VotingStatus[]>> = {
+  Draft: [],
+  Open: ['Draft'],
+  Closed: ['Open'],
+  Approved: ['Open', 'Closed'],
+  Rejected: ['Open', 'Closed'],
+};
 
 /** A community voting of a territory. `results` (option -> count) and `winner` are recorded on close. */
 export const Voting = defineEntity({
@@ -44,6 +56,15 @@ export const Voting = defineEntity({
       expression: `create index "voting_schedule_idx" on "voting" ("status", "starts_at_utc", "ends_at_utc") where status in ('Draft', 'Open')`,
     },
     { name: 'voting_rule_idx', expression: `create index "voting_rule_idx" on "voting" ("created_rule_id") where created_rule_id is not null` },
+  ],
+  // VOTING_TRANSITIONS held by the database: the function is created by migration Migration20261125152000.
+  triggers: [
+    {
+      name: 'voting_status_transition',
+      timing: 'before',
+      events: ['update'],
+      expression: `create trigger "voting_status_transition" before update of "status" on "voting" for each row execute function voting_status_transition()`,
+    },
   ],
 });
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
 import { CLOCK_TOLERANCE_SECONDS, type TokenCheck, verifyAccessToken } from '../platform/jwt.js';
@@ -80,12 +80,15 @@ export const authPlugin = fp(
   async (app: FastifyInstance, opts: { config: AppConfig; em: EntityManager }) => {
     app.decorateRequest('auth', null as unknown as RequestAuth);
     app.decorateRequest('client', null as never);
-    app.addHook('onRequest', async (request: FastifyRequest) => {
+    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.url.startsWith('/api/v2/')) {
         // The journeys API: `Authorization` is the client application's token, `X-User-Token` the user's.
         const userToken = request.headers['x-user-token'];
         request.client = await resolveClientToken(request.headers.authorization, opts.config.jwt, opts.em);
         request.auth = await resolveBearer(typeof userToken === 'string' && userToken ? `Bearer ${userToken}` : undefined, opts.config, opts.em);
+        // Every log line of the call (its errors, "request completed") names the client application.
+        const client = request.client.client;
+        if (client) request.log = reply.log = request.log.child({ clientId: client.clientId });
         return;
       }
       request.client = NO_CLIENT;

@@ -15,6 +15,7 @@ import {
   journeyError,
   problem,
   RATE_LIMIT_DETAIL,
+  statusTitle,
 } from '../platform/problems.js';
 import { zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
@@ -105,10 +106,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, c: Class
   if (c.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   for (const [name, value] of Object.entries(c.headers ?? {})) reply.header(name, value);
   if (instance.startsWith('/api/v2/')) {
-    return reply
-      .status(c.status)
-      .type('application/json')
-      .send(journeyError(c.status, c.code, c.detail, c.errors));
+    const body = journeyError(c.status, c.code, c.detail, c.errors);
+    // DESIGN section 15: a v2 429 carries the spec's 429 fields too (title, status, detail, instance).
+    const both = c.status === 429 ? { ...body, title: statusTitle(429), status: 429, detail: c.detail, instance } : body;
+    return reply.status(c.status).type('application/json').send(both);
   }
   return reply
     .status(c.status)

@@ -216,3 +216,91 @@ export async function withUpload<T>(request: FastifyRequest, options: UploadOpti
     await discardUpload(upload);
   }
 }
+
+export interface MultiUploadOptions extends UploadOptions {
+  /** The most files accepted in `field` (each file is one part of that name); none is fine. */
+  maxFiles: number;
+}
+
+/** A refusal of one file of several names the field (and which file), so a client can point at it. */
+function naming(error: AppError, field: string, position: number) {
+  if (error.errors?.length) return error;
+  return new AppError(error.code, error.problemCode, error.message, {
+    errors: [{ field, message: `file ${position}: ${error.message}` }],
+    headers: error.headers,
+  });
+}
+
+/**
+ * Reads a multipart/form-data request holding 0..`maxFiles` files, all in `options.field`, plus text fields. Each
+ * file is received exactly as `readUpload` receives its one file (streamed to its own temporary file, type sniffed,
+ * that type's limit, the rest of the body left unread on a refusal); a refusal names the field and the file. When
+ * anything fails, the temporary files already written are removed. The caller owns the files: use `withUploads`.
+ */
+export async function readUploads(request: FastifyRequest, options: MultiUploadOptions): Promise<{ files: Upload[]; fields: Record<string, string> }> {
+  if (!request.isMultipart()) {
+    throw badRequest('The request must be multipart/form-data.', 'INVALID_MULTIPART');
+  }
+  const received: (Awaited<ReturnType<typeof receiveFile>> & { name: string | undefined })[] = [];
+  const fields: Record<string, string> = {};
+  const discardAll = () => Promise.all(received.map((f) => rm(f.path, { force: true }).catch(() => undefined)));
+  try {
+    const parts = request.parts({
+      limits: { files: options.maxFiles, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000 },
+      throwFileSizeLimit: true,
+    } as Parameters<FastifyRequest['parts']>[0]);
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        const filePart = part as MultipartFile;
+        if (filePart.fieldname !== options.field) {
+          filePart.file.destroy();
+          throw validationFailed(filePart.fieldname, `unexpected file field; send the files in "${options.field}"`);
+        }
+        const position = received.length + 1;
+        try {
+          const file = { ...(await receiveFile(filePart.file, options)), name: filePart.filename };
+          received.push(file);
+          if (file.sizeBytes === 0 || !file.sniffed) throw validationFailed(options.field, `file ${position} is empty`);
+        } catch (error) {
+          throw error instanceof AppError ? naming(error, options.field, position) : error;
+        }
+      } else {
+        const value = part as MultipartValue;
+        if (fields[value.fieldname] === undefined && typeof value.value === 'string') fields[value.fieldname] = value.value;
+      }
+    }
+  } catch (error) {
+    await discardAll();
+    if ((error as { code?: string }).code === 'FST_FILES_LIMIT') {
+      const message = `at most ${options.maxFiles} files are accepted`;
+      throw closingConnection(
+        badRequest(`At most ${options.maxFiles} files are accepted in "${options.field}".`, 'TOO_MANY_FILES', [{ field: options.field, message }]),
+        request,
+      );
+    }
+    throw closingConnection(error instanceof AppError ? error : parserError(error, options), request);
+  }
+  const files = received.map((file) => ({
+    path: file.path,
+    sizeBytes: file.sizeBytes,
+    mimeType: file.sniffed!.mime,
+    ext: file.sniffed!.ext,
+    fileName: cleanFileName(file.name),
+    fields,
+  }));
+  return { files, fields };
+}
+
+/** Reads the uploads, hands them to `use`, and removes their temporary files afterwards, whatever happens. */
+export async function withUploads<T>(
+  request: FastifyRequest,
+  options: MultiUploadOptions,
+  use: (files: Upload[], fields: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  const { files, fields } = await readUploads(request, options);
+  try {
+    return await use(files, fields);
+  } finally {
+    await Promise.all(files.map((file) => discardUpload(file)));
+  }
+}

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AppConfig } from '../config.js';
 import { PgBoss } from 'pg-boss';
 import { CONNECT_TIMEOUT_MS } from '../db/orm.js';
 import { clock } from '../platform/clock.js';
@@ -101,6 +102,7 @@ export class JobRunner {
     private readonly orm: MikroORM,
     private readonly runWorkers: boolean,
     private readonly storage: Storage,
+    private readonly config?: AppConfig,
   ) {
     // A bounded wait for a connection: while the database is down, sends fail fast and workers keep polling; the
     // pool makes new connections once it is back, so workers and schedules resume by themselves.
@@ -135,7 +137,7 @@ export class JobRunner {
       if (!sent) return;
       // A payload that does not match its schema fails the job here (visible to operators), before any work.
       const payload = job.payload.parse(sent.data ?? {});
-      await job.handle({ em: this.orm.em.fork(), storage: this.storage, clock }, payload);
+      await job.handle({ em: this.orm.em.fork(), storage: this.storage, clock, config: this.config, send: (next, data) => this.send(next, data) }, payload);
     });
     if (job.schedule) await this.boss.schedule(job.queue, job.schedule, {});
   }

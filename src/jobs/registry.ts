@@ -10,6 +10,8 @@ import { deletedAccountsJob } from '../routers/users/deleted-accounts.job.js';
 import { reportThresholdJob } from '../routers/reports/report-threshold.job.js';
 import { votingsScheduleJob } from '../routers/votings/votings-schedule.job.js';
 import { sellerBalanceReleaseJob } from '../routers/payouts/seller-balance-release.job.js';
+import { payoutsRunJob } from '../routers/payouts/payouts-run.job.js';
+import { payoutStatusSyncJob } from '../routers/payouts/payout-status-sync.job.js';
 import type { JobDefinition } from '../platform/job.js';
 
 export const JOBS: readonly JobDefinition[] = [
@@ -20,6 +22,8 @@ export const JOBS: readonly JobDefinition[] = [
   reportThresholdJob,
   votingsScheduleJob,
   sellerBalanceReleaseJob,
+  payoutsRunJob,
+  payoutStatusSyncJob,
 ];
 
 export const QUEUE_NAMES: readonly string[] = JOBS.map((job) => job.queue);

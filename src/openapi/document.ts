@@ -85,6 +85,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
         delete operation.responses['200'];
         if (success.status === 204) {
           operation.responses['204'] = { description: 'No content' };
+        } else if (success.status === 202) {
+          operation.responses['202'] = { ...ok, description: 'Accepted: the work runs in the background' } as (typeof operation.responses)[string];
         } else {
           operation.responses['201'] = {
             ...ok,

@@ -6,6 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
+import type { AppConfig } from '../config.js';
 import type { Clock } from './service-context.js';
 import type { Storage } from './storage.js';
 
@@ -14,6 +15,10 @@ export interface JobContext {
   em: EntityManager;
   storage: Storage;
   clock: Clock;
+  /** The process configuration (jobs that reach a provider read it). Absent in contexts tests build by hand. */
+  config?: AppConfig;
+  /** Sends a follow-up job (e.g. a status check right after a run). Absent in contexts tests build by hand. */
+  send?: (job: JobDefinition, payload: object) => Promise<string | null>;
 }
 
 export interface JobDefinition<P extends z.ZodType = z.ZodType> {

@@ -58,6 +58,8 @@ import { platformFeesRouter } from './platform-fees/platform-fees.router.js';
 import { payoutsRouter } from './payouts/payouts.router.js';
 import { financeRouter } from './finance/finance.router.js';
 import { walletsRouter } from './wallets/wallets.router.js';
+import { merchantsRouter } from './merchants/merchants.router.js';
+import { fiscalRouter } from './fiscal/fiscal.router.js';
 import { cartRouter } from './cart/cart.router.js';
 import { checkoutsRouter } from './checkouts/checkouts.router.js';
 import { canSeeItem } from './items/items.queries.js';
@@ -138,6 +140,8 @@ export const appRouter = router({
   payouts: payoutsRouter,
   finance: financeRouter,
   wallets: walletsRouter,
+  merchants: merchantsRouter,
+  fiscal: fiscalRouter,
   cart: cartRouter,
   checkouts: checkoutsRouter,
   reports: reportsRouter,

@@ -1,6 +1,7 @@
 import type { PlainRoutes } from '../http/plain-routes.js';
 import { oauthRoutes } from './clients/oauth.routes.js';
 import { evidenceRoutes } from './evidence/evidence.routes.js';
+import { createPostJourneyRoutes } from './journeys/create-post.routes.js';
 import { mapRoutes } from './map/map.routes.js';
 import { mediaRoutes } from './media/media.routes.js';
 import { paymentsRoutes } from './checkouts/webhook.routes.js';
@@ -18,4 +19,5 @@ export const plainRoutes: PlainRoutes[] = [
   mapRoutes,
   paymentsRoutes,
   oauthRoutes,
+  createPostJourneyRoutes,
 ];

@@ -10,6 +10,7 @@ import type { JobRunner } from '../jobs/boss.js';
 import { clock } from '../platform/clock.js';
 import type { AuthSession, AuthUser, Clock } from '../platform/service-context.js';
 import type { Storage } from '../platform/storage.js';
+import type { SendBuffer } from '../realtime/backpressure.js';
 import type { Realtime } from '../realtime/realtime.js';
 
 /** Long-lived pieces shared by every request: built once by buildApp. */
@@ -58,21 +59,28 @@ export interface Context {
   transport: Transport;
   /** The `Authorization` value the caller presented (WebSocket: from its connection params); re-checked per call. */
   bearer: string | undefined;
-  /** What one connection holds open: a WebSocket's context lives as long as the socket. */
-  connection: { subscriptions: number };
+  /**
+   * What one connection holds open: a WebSocket's context lives as long as the socket, whose outgoing queue live
+   * streams watch (`socket`, WebSocket only: src/realtime/backpressure.ts).
+   */
+  connection: { subscriptions: number; socket?: SendBuffer };
   /** On /api/v2: the client application calling (journeys); elsewhere none. */
   client: ClientAuth;
   /** The request's raw headers (WebSocket: those of the upgrade request), for operations that read one (`Idempotency-Key`). */
   headers: IncomingHttpHeaders;
 }
 
-export function createContext(deps: AppDeps, req: FastifyRequest | null, opts: { transport: Transport; auth?: RequestAuth; bearer?: string }): Context {
+export function createContext(
+  deps: AppDeps,
+  req: FastifyRequest | null,
+  opts: { transport: Transport; auth?: RequestAuth; bearer?: string; socket?: SendBuffer },
+): Context {
   const session = req?.headers['x-session-id'];
   const resolved = opts.auth ?? req?.auth ?? { user: null, error: null };
   return {
     transport: opts.transport,
     bearer: opts.bearer ?? req?.headers.authorization,
-    connection: { subscriptions: 0 },
+    connection: { subscriptions: 0, ...(opts.socket ? { socket: opts.socket } : {}) },
     deps,
     em: deps.orm.em.fork() as EntityManager,
     auth: resolved,

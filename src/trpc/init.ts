@@ -8,8 +8,8 @@ import { AppError, databaseUnavailable, type FieldError, invalidValue, isDatabas
 import type { Context } from './context.js';
 
 export type AppMeta = OpenApiMeta<{
-  /** HTTP status of a successful REST call when not 200 (201 created, 204 no content). */
-  successStatus?: 201 | 204;
+  /** HTTP status of a successful REST call when not 200 (201 created, 202 accepted for background work, 204 no content). */
+  successStatus?: 201 | 202 | 204;
   /** With `successStatus: 201`: a repeat answers 200 with the existing resource (documented as such). */
   idempotentRepeat?: boolean;
   /** Defaults: GET -> global, other methods -> write. */

@@ -50,6 +50,8 @@ interface Call {
   owner: TestUser;
   payload?: Record<string, unknown>;
   multipart?: { payload: Buffer; headers: Record<string, string> };
+  /** A journeys (v2) call: this client token in Authorization, the caller's token in X-User-Token. */
+  client?: string;
 }
 
 type Expected = Record<Caller, number>;
@@ -189,6 +191,23 @@ async function clientCall(w: World, suffix: string): Promise<Call> {
   const admin = await newAdmin(w.t);
   const body = await created(w, admin, '/api/v1/admin/clients', { name: 'Matrix client', scopes: ['journeys:read'] });
   return { owner: await resident(w), url: `/api/v1/admin/clients/${body.id}${suffix}` };
+}
+
+/** A client token holding both journeys scopes (v2 rows). */
+async function journeyClient(w: World): Promise<string> {
+  const admin = await newAdmin(w.t);
+  const body = (await created(w, admin, '/api/v1/admin/clients', { name: 'Matrix journeys', scopes: ['journeys:read', 'journeys:write'] })) as unknown as {
+    clientId: string;
+    clientSecret: string;
+  };
+  const res = await w.t.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: body.clientId, client_secret: body.clientSecret }).toString(),
+  });
+  if (res.statusCode !== 200) throw new Error(`fixture client token: ${res.statusCode} ${res.body}`);
+  return (res.json() as { access_token: string }).access_token;
 }
 
 // ---- marketplace fixtures: a verified resident's store (and an item of it) in the marketplace territory
@@ -401,12 +420,72 @@ const MATRIX: Record<string, Row> = {
     make: async (w) => ({ owner: (await paidSeller(w)).owner, url: `/api/v1/territories/${T(w)}/seller-balance/me/transactions` }),
     expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
   },
+  'GET /api/v2/journeys/territories/{territoryId}/seller-balance': {
+    make: async (w) => ({
+      owner: (await paidSeller(w)).owner,
+      url: `/api/v2/journeys/territories/${T(w)}/seller-balance`,
+      client: await journeyClient(w),
+    }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'GET /api/v1/territories/{territoryId}/seller-balance/me/payouts': {
+    make: async (w) => ({ owner: (await paidSeller(w)).owner, url: `/api/v1/territories/${T(w)}/seller-balance/me/payouts` }),
+    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+  },
+  'POST /api/v1/territories/{territoryId}/payouts/run': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/payouts/run` }),
+    expect: adminOnly(202),
+  },
+  'GET /api/v1/territories/{territoryId}/payouts': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/payouts` }),
+    expect: adminOnly(200),
+  },
   'GET /api/v1/wallets/{walletId}': {
     make: async (w) => {
       const { owner, walletId } = await paidSeller(w);
       return { owner, url: `/api/v1/wallets/${walletId}` };
     },
     expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'POST /api/v1/merchants/{merchantId}/subscription': {
+    make: async (w) => {
+      const { owner, id } = await store(w);
+      const plans = (await w.t.app.inject({ method: 'GET', url: '/api/v1/subscription-plans' })).json() as { id: string }[];
+      return { owner, url: `/api/v1/merchants/${id}/subscription`, payload: { planId: plans[0]!.id } };
+    },
+    expect: { owner: 201, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'GET /api/v1/merchants/{merchantId}/consumption': {
+    make: async (w) => {
+      const { owner, id } = await store(w);
+      return { owner, url: `/api/v1/merchants/${id}/consumption` };
+    },
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'GET /api/v1/subscriptions/{id}': {
+    make: async (w) => {
+      const { owner, id } = await store(w);
+      const res = await w.t.app.inject({ method: 'GET', url: `/api/v1/merchants/${id}/consumption`, headers: owner.headers });
+      return { owner, url: `/api/v1/subscriptions/${(res.json() as { subscriptionId: string }).subscriptionId}` };
+    },
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
+  },
+  'GET /api/v1/territories/{territoryId}/fiscal-pack': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/fiscal-pack` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'PUT /api/v1/territories/{territoryId}/fiscal-pack': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/fiscal-pack`, payload: { packId: 'brazil.v1', status: 'Active' } }),
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/payment-methods': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/payment-methods` }),
+    expect: { owner: 200, member: 200, visitor: 200, outsider: 403, curator: 200, admin: 200 },
+  },
+  'PUT /api/v1/territories/{territoryId}/payment-methods': {
+    // Every method stays enabled: the other rows' checkouts in this territory pay with the default (PIX).
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/payment-methods`, payload: { methods: ['PIX', 'CARD', 'BOLETO'] } }),
+    expect: adminOnly(200),
   },
   'POST /api/v1/checkouts/{checkoutId}/refund': {
     make: async (w) => {
@@ -923,7 +1002,7 @@ describe('authorization matrix', () => {
     for (const caller of CALLERS) {
       const call = await row.make(world);
       const who = caller === 'owner' ? call.owner : callers[caller];
-      const headers: Record<string, string> = { ...who.headers };
+      const headers: Record<string, string> = call.client ? { authorization: `Bearer ${call.client}`, 'x-user-token': who.token } : { ...who.headers };
       let payload: string | Buffer | Record<string, unknown> | undefined = call.payload;
       if (call.multipart) {
         Object.assign(headers, call.multipart.headers);

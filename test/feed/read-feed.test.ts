@@ -64,11 +64,18 @@ describe('GET /api/v1/feed: visibility layers (rule 4)', () => {
     expect(await feedIds(t, moderator, `territoryId=${territory.id}`)).toContain(residentsPost.id);
   });
 
-  it('never shows pending, rejected or hidden posts, not even to their author', async () => {
+  it('never shows pending or rejected posts, not even to their author; a hidden one only to its author (and moderators)', async () => {
+    const [pending, rejected, hidden] = hiddenIds as [string, string, string];
     const ids = await feedIds(t, author, `territoryId=${territory.id}`);
-    for (const id of hiddenIds) expect(ids).not.toContain(id);
+    expect(ids).not.toContain(pending);
+    expect(ids).not.toContain(rejected);
+    expect(ids).toContain(hidden);
     const mine = await t.app.inject({ method: 'GET', url: '/api/v1/feed/me', headers: author.headers });
-    for (const id of hiddenIds) expect((mine.json() as FeedItem[]).map((p) => p.id)).not.toContain(id);
+    const mineIds = (mine.json() as FeedItem[]).map((p) => p.id);
+    expect(mineIds).not.toContain(pending);
+    expect(mineIds).not.toContain(rejected);
+    expect(mineIds).toContain(hidden);
+    for (const other of [reader, visitor, stranger, blockedAuthor]) expect(await feedIds(t, other, `territoryId=${territory.id}`)).not.toContain(hidden);
   });
 
   it('answers the feed item shape with the author', async () => {

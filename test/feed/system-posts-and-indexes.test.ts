@@ -110,6 +110,40 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(count).toContain('post_feed_idx');
     expect(seqScanOnPost(count)).toBe(false);
 
+    // Hidden posts: a second branch on post_hidden_idx for whoever still sees them (all of them: a moderator; their
+    // own: anyone), the published branch unchanged; never a sequential scan.
+    for (const seesHidden of ['ALL', 'OWN'] as const) {
+      const view = { userId: author.id, seesResidentsOnly: true, blockedUserIds: [], seesHidden };
+      for (const query of [feedPageQuery(view, filter, { offset: 40, limit: 20 }), feedCountQuery(view, filter)]) {
+        const plan = await explain(query);
+        expect(plan, seesHidden).toContain('post_feed_idx');
+        expect(plan, seesHidden).toContain('post_hidden_idx');
+        expect(seqScanOnPost(plan), seesHidden).toBe(false);
+      }
+    }
+    const [{ hidden }] = (await t.sql<{ hidden: number }>(`select count(*)::int as hidden from post where territory_id = $1 and status = 'HIDDEN'`, [
+      busy.id,
+    ])) as [{ hidden: number }];
+    const [{ published }] = (await t.sql<{ published: number }>(
+      `select count(*)::int as published from post where territory_id = $1 and status = 'PUBLISHED'`,
+      [busy.id],
+    )) as [{ published: number }];
+    const totalFor = async (view: Parameters<typeof feedCountQuery>[0]) =>
+      (await em.execute<{ total: number }[]>(feedCountQuery(view, filter).sql, feedCountQuery(view, filter).params))[0]!.total;
+    const moderatorView = { userId: newId(), seesResidentsOnly: true, blockedUserIds: [], seesHidden: 'ALL' as const };
+    expect(await totalFor(moderatorView)).toBe(published + hidden);
+    expect(await totalFor({ ...moderatorView, seesHidden: 'OWN' })).toBe(published);
+    // The union pages like one ordered list: newest first, no duplicates, hidden posts among them.
+    const pageOf = async (offset: number) => {
+      const q = feedPageQuery(moderatorView, filter, { offset, limit: 100 });
+      return em.execute<{ id: string; status: string; created_at_utc: string }[]>(q.sql, q.params);
+    };
+    const merged = [...(await pageOf(0)), ...(await pageOf(100))];
+    expect(new Set(merged.map((r) => r.id)).size).toBe(200);
+    expect(merged.some((r) => r.status === 'HIDDEN')).toBe(true);
+    const mergedTimes = merged.map((r) => r.created_at_utc);
+    expect([...mergedTimes].sort().reverse()).toEqual(mergedTimes);
+
     const mine = await explain(myPostsQuery(prolific.id, { territoryId: null, anyTags: null, mapEntityId: null, assetId: null }, { offset: 0, limit: 20 }));
     expect(mine).toContain('post_author_idx');
     expect(seqScanOnPost(mine)).toBe(false);

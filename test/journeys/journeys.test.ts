@@ -249,6 +249,7 @@ describe('POST /onboarding/complete', () => {
     const payload = { selectedTerritoryId: place.id, location: { latitude: -23.55, longitude: -46.63 } };
     const res = await v2(t, 'POST', '/onboarding/complete', { client, user, payload, headers: { 'x-session-id': 'onboarding-session' } });
     expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-cache']).toBeUndefined();
     const body = res.json();
     expect(body).toMatchObject({
       user: { id: user.id, displayName: user.displayName },

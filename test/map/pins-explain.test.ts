@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityCountQuery, entityListQuery, type MapViewer, pinsCountQuery, pinsQuery } from '../../src/routers/map/map.queries.js';
 import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
-import type { SqlQuery } from '../../src/db/sql.js';
+import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';
@@ -107,6 +107,11 @@ async function expectIndexed(query: SqlQuery | null, indexes: RegExp[]) {
 }
 
 const viewer = (over: Partial<MapViewer> = {}): MapViewer => ({ territoryId, residentsOnlyVisible: true, blockedUserIds: [], ...over });
+/** The post pins a viewer gets (one page of `take`). */
+const pinsRows = async (v: MapViewer, take: number) => {
+  const q = pinsQuery(v, { types: ['post'] }, 0, take)!;
+  return t.sql<{ id: string }>(toNumberedParams(q).sql, q.params);
+};
 
 describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)', () => {
   it('the pins page, every type: one UNION ALL query, each branch from its index', async () => {
@@ -125,6 +130,37 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
     await expectIndexed(pinsQuery(v, { types: PIN_TYPES, assetTypes: ['natural'], assetSubtypes: ['river'] }, 200, 20), [/^map_entity_territory_idx$/]);
     await expectIndexed(pinsQuery(v, { types: ['asset'], assetId: UNKNOWN_ID }, 0, 20), [/^territory_asset_/]);
     await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^(map_entity_territory_idx|post_feed_idx|post_map_entity_idx)$/]);
+  });
+
+  it('hidden posts: a second branch on post_hidden_idx for their author and for moderators, pins and count', async () => {
+    for (const v of [viewer({ userId: users[0]!.id }), viewer({ userId: users[0]!.id, seesAllHiddenPosts: true, residentsOnlyVisible: false })]) {
+      // The published branch reads post_map_pin_idx or post_map_entity_idx (the planner's choice at this size, as
+      // without hidden posts); the hidden branch post_hidden_idx.
+      await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^post_hidden_idx$/, /^(post_map_pin_idx|post_map_entity_idx)$/]);
+      await expectIndexed(pinsQuery(v, { types: PIN_TYPES }, 200, 20), [/^post_hidden_idx$/]);
+      await expectIndexed(pinsCountQuery(v, { types: PIN_TYPES }), [/^post_hidden_idx$/, /^map_entity_territory_idx$/]);
+    }
+    // The counts agree with the rows: a moderator's pins are the published ones plus every hidden one placed at a
+    // visible entity; an author's add only theirs.
+    const countOf = async (v: MapViewer) => {
+      const q = pinsCountQuery(v, { types: ['post'] })!;
+      const [row] = await t.sql<{ total: number }>(toNumberedParams(q).sql, q.params);
+      return row!.total;
+    };
+    const placed = async (status: string, authorId?: string) => {
+      const [row] = await t.sql<{ n: number }>(
+        `select count(*)::int as n from post p join map_entity e on e.id = p.map_entity_id
+          where p.territory_id = $1 and p.status = $2 and e.status in ('SUGGESTED', 'VALIDATED') and ($3::uuid is null or p.author_user_id = $3)`,
+        [territoryId, status, authorId ?? null],
+      );
+      return row!.n;
+    };
+    const published = await placed('PUBLISHED');
+    expect(await countOf(viewer())).toBe(published);
+    expect(await countOf(viewer({ userId: users[0]!.id }))).toBe(published + (await placed('HIDDEN', users[0]!.id)));
+    expect(await countOf(viewer({ seesAllHiddenPosts: true }))).toBe(published + (await placed('HIDDEN')));
+    const rows = await pinsRows(viewer({ seesAllHiddenPosts: true }), published + (await placed('HIDDEN')) + 10);
+    expect(rows).toHaveLength(published + (await placed('HIDDEN')));
   });
 
   it('the pins count', async () => {

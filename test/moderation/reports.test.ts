@@ -7,7 +7,9 @@ import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // No job workers here: these tests run the report-threshold job themselves, at the moments they choose (the job
+  // a crossing report sends at once, and the schedule, are tested in threshold-sanction.test.ts).
+  t = await createTestApp({ JOBS__ENABLED: 'false' });
   await seedSystemConfig(t.deps.orm.em.fork());
 });
 afterAll(() => t.close());

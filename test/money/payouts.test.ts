@@ -173,6 +173,7 @@ describe('seller balance and wallet', () => {
       sellerUserId: s.seller.id,
       pendingAmountInCents: 4590 + 2295,
       readyForPayoutAmountInCents: 0,
+      inTransitAmountInCents: 0,
       paidAmountInCents: 0,
       currency: 'BRL',
       updatedAtUtc: expect.any(String),

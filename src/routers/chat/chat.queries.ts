@@ -7,6 +7,7 @@ import { execSql, isoColumn, pgArray, runSql, type SqlQuery } from '../../db/sql
 import type { ConversationKind, ConversationStatus, ParticipantRole } from '../../entities/chat.entity.js';
 import type { MediaType } from '../../entities/media.entity.js';
 import type { Visibility } from '../../entities/preferences.entity.js';
+import { contactVisibilityOf } from '../preferences/preferences.queries.js';
 
 export interface ConversationRow {
   id: string;
@@ -135,28 +136,37 @@ export function participantsQuery(conversationId: string): SqlQuery {
   };
 }
 
+/**
+ * The participants other than the sender whose conversation is not muted at `now` (`muted_until_utc` unset or
+ * passed): who a new message notifies.
+ */
+export async function notifiedParticipantsOf(em: EntityManager, conversationId: string, senderId: string, now: Date): Promise<string[]> {
+  const rows = await execSql<{ user_id: string }>(
+    em,
+    'select user_id from chat_participant where conversation_id = ? and user_id <> ? and (muted_until_utc is null or muted_until_utc <= ?) order by user_id',
+    [conversationId, senderId, now],
+  );
+  return rows.map((r) => r.user_id);
+}
+
 /** The conversation of a message (the media reader of chat attachments starts from the message). */
 export async function conversationOfMessage(em: EntityManager, messageId: string): Promise<string | null> {
   const [row] = await execSql<{ conversation_id: string }>(em, 'select conversation_id from chat_message where id = ?', [messageId]);
   return row?.conversation_id ?? null;
 }
 
-// ---- facts about another user that a direct message needs. The users and preferences domains have no query module
-// for them yet; these two reads are the only SQL of chat on their tables and belong there when they get one.
+// ---- facts about another user that a direct message (or an invitation) needs.
 
 export interface ChatUserFacts {
   id: string;
   contactVisibility: Visibility;
 }
 
-/** An active (not deleted) user and their contact visibility (ResidentsOnly by default, as the preferences say). */
+/**
+ * An active (not deleted) user and their contact visibility (from the preferences domain's reads). The users domain
+ * has no query module; this existence check is chat's only SQL on its table.
+ */
 export async function directRecipientOf(em: EntityManager, userId: string): Promise<ChatUserFacts | null> {
-  const [row] = await execSql<{ id: string; contact_visibility: Visibility | null }>(
-    em,
-    `select u.id, p.contact_visibility
-       from app_user u left join user_preferences p on p.user_id = u.id
-      where u.id = ? and u.deleted_at_utc is null`,
-    [userId],
-  );
-  return row ? { id: row.id, contactVisibility: row.contact_visibility ?? 'ResidentsOnly' } : null;
+  const [row] = await execSql<{ id: string }>(em, 'select id from app_user where id = ? and deleted_at_utc is null', [userId]);
+  return row ? { id: row.id, contactVisibility: await contactVisibilityOf(em, row.id) } : null;
 }

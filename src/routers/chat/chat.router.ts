@@ -170,5 +170,5 @@ export const chatRouter = router({
   onMessage: authedProcedure
     .input(onMessageInput)
     .output(zTrackedAsyncIterable(messageOutput))
-    .subscription(({ ctx, input, signal }) => liveMessages(ctx.deps, ctx, input, signal)),
+    .subscription(({ ctx, input, signal }) => liveMessages(ctx.deps, ctx, input, { signal, outlet: ctx.connection.socket })),
 });

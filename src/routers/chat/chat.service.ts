@@ -10,6 +10,10 @@
  * - DIRECT: read and written by its two participants and SYSTEM_ADMIN; started by a Verified user whom the
  *   recipient's contact visibility allows and whom neither blocked.
  * A refused caller gets 403; writing to a conversation that is not ACTIVE, 409.
+ *
+ * Notifications (through the outbox, so each user's notification preferences apply): a direct message notifies its
+ * recipient unless their participation is muted (`mutedUntilUtc` later than now); an invitation notifies the
+ * invitee; a new group waiting for approval notifies the territory's curators.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql, runSql } from '../../db/sql.js';
@@ -24,6 +28,8 @@ import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from 
 import { enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { assertAttachable, attachMedia, mediaUrl } from '../media/media.service.js';
+import { curatorIdsOf } from '../memberships/memberships.queries.js';
+import { enqueueNotification } from '../notifications/outbox.js';
 import {
   conversationById,
   type ConversationRow,
@@ -34,6 +40,7 @@ import {
   messageSeqOf,
   messagesBeforeQuery,
   type MessageRow,
+  notifiedParticipantsOf,
   participantsQuery,
   type ParticipantRow,
   territoryConversationsQuery,
@@ -51,7 +58,10 @@ import type {
   StartDirectInput,
 } from './chat.schemas.js';
 
-/** PostgreSQL channel announcing each committed message: `{"c": conversationId, "m": messageId}`. */
+/**
+ * PostgreSQL channel announcing each committed message, `{"c": conversationId, "m": messageId}`, and each change of
+ * who may read a conversation, `{"c": conversationId}`.
+ */
 export const CHAT_MESSAGE_CHANNEL = 'chat_message';
 
 const PREVIEW_MAX = 200;
@@ -70,6 +80,13 @@ const CHANNEL_NAMES: Partial<Record<ConversationKind, string>> = {
 };
 
 const chatDisabled = () => notFound('Chat of this territory', 'CHAT_DISABLED');
+
+/**
+ * Wakes the live streams of the conversation (at commit, inside a transaction) so they re-check their readers' right
+ * to read: a removed participant or a disabled group loses the stream at once.
+ */
+const announceAccessChange = (em: EntityManager, conversationId: string) =>
+  execSql(em, `select pg_notify('${CHAT_MESSAGE_CHANNEL}', ?)`, [JSON.stringify({ c: conversationId })]);
 
 /** Flags first: CHATENABLED (through requireTerritory), then the kind's own flag. */
 async function chatTerritory(ctx: Pick<ServiceContext, 'em' | 'user' | 'sessionId'>, territoryId: string, kindFlag?: TerritoryFeatureFlag) {
@@ -212,6 +229,15 @@ export async function createGroup(ctx: ServiceContext, input: CreateGroupInput):
       ctx.user.id,
       now,
     ]);
+    enqueueNotification(tx, {
+      type: 'CHAT_GROUP_PENDING_APPROVAL',
+      recipientUserIds: await curatorIdsOf(tx, access.territoryId, ctx.user.id),
+      title: `Chat group waiting for approval: ${input.name}`,
+      body: `${ctx.user.displayName} created the group "${input.name}" in ${access.territory.name}; it opens once a curator approves it.`,
+      data: { territoryId: access.territoryId, conversationId: id },
+      sourceKey: `chat-group:${id}:pending-approval`,
+    });
+    await tx.flush();
   });
   return loadConversation(ctx.em, id, ctx.user.id);
 }
@@ -244,6 +270,7 @@ export async function decideGroup(ctx: ServiceContext, input: GroupInput & { act
     if (row.status === rule.to) return;
     if (!rule.from.includes(row.status)) throw conflict(`A ${row.status} group cannot be ${input.action}d.`, 'GROUP_STATUS_CONFLICT');
     await execSql(tx, 'update chat_conversation set status = ?, updated_at_utc = ? where id = ?', [rule.to, ctx.clock.now(), input.groupId]);
+    if (rule.to === 'DISABLED') await announceAccessChange(tx, input.groupId);
     audit(tx, {
       actorUserId: ctx.user.id,
       action: `chat.group.${input.action}`,
@@ -393,16 +420,24 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessageInput):
       `insert into chat_message (id, created_at_utc, conversation_id, seq, sender_user_id, text, media_id) values (?, ?::timestamptz, ?, ?, ?, ?, ?)`,
       [id, locked.at, conv.id, locked.last_seq, ctx.user.id, input.text, input.mediaId ?? null],
     );
-    if (input.mediaId) {
-      attachMedia(tx, { ownerType: 'CHAT_MESSAGE', ownerId: id, mediaIds: [input.mediaId] });
-      await tx.flush();
-    }
+    if (input.mediaId) attachMedia(tx, { ownerType: 'CHAT_MESSAGE', ownerId: id, mediaIds: [input.mediaId] });
     // The sender has read what they wrote (participants only: channels keep markers of readers who marked them).
     await execSql(
       tx,
       'update chat_participant set last_read_seq = ?, last_read_message_id = ?, last_read_at_utc = ? where conversation_id = ? and user_id = ? and last_read_seq < ?',
       [locked.last_seq, id, now, conv.id, ctx.user.id, locked.last_seq],
     );
+    if (conv.kind === 'DIRECT') {
+      enqueueNotification(tx, {
+        type: 'CHAT_DIRECT_MESSAGE_RECEIVED',
+        recipientUserIds: await notifiedParticipantsOf(tx, conv.id, ctx.user.id, now),
+        title: `New message from ${ctx.user.displayName}`,
+        body: preview,
+        data: { territoryId: access.territoryId, conversationId: conv.id, messageId: id },
+        sourceKey: `chat-message:${id}:received`,
+      });
+    }
+    await tx.flush();
     await execSql(tx, `select pg_notify('${CHAT_MESSAGE_CHANNEL}', ?)`, [JSON.stringify({ c: conv.id, m: id })]);
   });
   const row = await messageById(ctx.em, id);
@@ -450,11 +485,25 @@ export async function addParticipant(ctx: ServiceContext, input: ParticipantInpu
   if (!theirs.isMember)
     throw badRequest('Only members of the territory can join its groups.', 'NOT_MEMBER', [{ field: 'userId', message: 'is not a member of the territory' }]);
   await assertNotBlocked(ctx.em, ctx.user.id, invitee.id);
-  await execSql(
-    ctx.em,
-    `insert into chat_participant (conversation_id, user_id, role, joined_at_utc, last_read_seq) values (?, ?, 'MEMBER', ?, 0) on conflict do nothing`,
-    [conv.id, invitee.id, ctx.clock.now()],
-  );
+  await ctx.em.transactional(async (tx) => {
+    const added = await execSql<{ user_id: string }>(
+      tx,
+      `insert into chat_participant (conversation_id, user_id, role, joined_at_utc, last_read_seq) values (?, ?, 'MEMBER', ?, 0)
+       on conflict do nothing returning user_id`,
+      [conv.id, invitee.id, ctx.clock.now()],
+    );
+    // A repeated invitation changes nothing and notifies nobody; one after the person left is a new invitation.
+    if (added.length === 0) return;
+    enqueueNotification(tx, {
+      type: 'CHAT_GROUP_INVITATION_RECEIVED',
+      recipientUserIds: [invitee.id],
+      title: `You were added to the chat group ${conv.name ?? ''}`.trim(),
+      body: `${ctx.user.displayName} added you to the group "${conv.name ?? ''}" in ${access.territory.name}.`,
+      data: { territoryId: access.territoryId, conversationId: conv.id },
+      sourceKey: `chat-group:${conv.id}:invitation:${newId()}`,
+    });
+    await tx.flush();
+  });
 }
 
 /** The owner (or SYSTEM_ADMIN) removes a participant, or a participant leaves; the owner cannot leave (409). */
@@ -467,7 +516,10 @@ export async function removeParticipant(ctx: ServiceContext, input: ParticipantI
   ]);
   if (!target) throw notFound('Participant');
   if (target.role === 'OWNER') throw conflict('The owner cannot leave the group.', 'OWNER_CANNOT_LEAVE');
-  await execSql(ctx.em, 'delete from chat_participant where conversation_id = ? and user_id = ?', [conv.id, input.userId]);
+  await ctx.em.transactional(async (tx) => {
+    await execSql(tx, 'delete from chat_participant where conversation_id = ? and user_id = ?', [conv.id, input.userId]);
+    await announceAccessChange(tx, conv.id);
+  });
 }
 
 /**
@@ -512,10 +564,12 @@ export async function markRead(ctx: ServiceContext, input: MarkReadInput): Promi
 
 /**
  * The read check of the live stream, with a fresh unit of work: the conversation, its sequence number now, the
- * senders hidden from the reader. Throws the same 404/403 as reading.
+ * senders hidden from the reader. Throws the same 404/403 as reading, and 409 for a DISABLED conversation (its
+ * history stays readable, but nothing will ever arrive live).
  */
 export async function openForReading(ctx: ServiceContext, conversationId: string) {
   const { conv } = await openConversation(ctx, conversationId, 'read');
+  if (conv.status === 'DISABLED') throw conflict('This conversation is DISABLED: it has no live messages.', 'CONVERSATION_NOT_ACTIVE');
   return { lastSeq: Number(conv.last_seq), hidden: await blockedUserIdsOf(ctx.em, ctx.user.id) };
 }
 

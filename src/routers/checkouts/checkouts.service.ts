@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
-import { Checkout, CheckoutItem } from '../../entities/checkout.entity.js';
+import { Checkout, CheckoutItem, type ShippingAddress } from '../../entities/checkout.entity.js';
 import type { ItemType } from '../../entities/item.entity.js';
 import { Payment } from '../../entities/payment.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -16,6 +16,7 @@ import { createInquiry } from '../inquiries/inquiries.service.js';
 import type { InquiryOutput } from '../inquiries/inquiries.schemas.js';
 import { type PaymentGateway, paymentGatewayOf } from '../payments/gateway.js';
 import { platformFeeInCents } from '../platform-fees/platform-fee.js';
+import { enabledPaymentMethods } from '../fiscal/fiscal.queries.js';
 import { activePlatformFee } from '../platform-fees/platform-fees.queries.js';
 import { storeFacts } from '../stores/stores.queries.js';
 import { buyerCheckoutCount, buyerCheckoutRows, checkoutRow, type CheckoutRow, storeCheckoutRows, toCheckoutOutputs } from './checkouts.queries.js';
@@ -33,9 +34,15 @@ function forViewer(checkout: CheckoutOutput, viewerId: string): CheckoutOutput {
   return { ...checkout, payment: { ...checkout.payment, clientSecret: null } };
 }
 
+/** A cart checkout as callers ask for it: the journeys checkout adds the shipping address, stored on each checkout. */
+type CheckoutRequest = CheckoutCartInput & { shippingAddress?: ShippingAddress | null };
+
 /** The same body, whatever the key order or the spelling of defaults. */
-function bodyHash(input: CheckoutCartInput): string {
-  const canonical = JSON.stringify([input.territoryId?.toLowerCase() ?? null, input.paymentMethod, input.message, input.paymentToken ?? null]);
+function bodyHash(input: CheckoutRequest): string {
+  const fields: unknown[] = [input.territoryId?.toLowerCase() ?? null, input.paymentMethod, input.message, input.paymentToken ?? null];
+  // Only when given, so the hashes of bodies without one (v1) stay what they were.
+  if (input.shippingAddress) fields.push(input.shippingAddress);
+  const canonical = JSON.stringify(fields);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -137,7 +144,7 @@ async function writeCheckouts(
   gateway: PaymentGateway,
   territoryId: string,
   plans: PlannedCheckout[],
-  input: CheckoutCartInput,
+  input: CheckoutRequest,
 ): Promise<boolean> {
   const now = ctx.clock.now();
   const payments = [];
@@ -172,6 +179,7 @@ async function writeCheckouts(
       platformFeeInCents: plan.lines.reduce((sum, l) => sum + l.fee, 0),
       totalInCents: total,
       message: input.message,
+      shippingAddress: input.shippingAddress ?? null,
       paidAtUtc: null,
       canceledAtUtc: null,
     });
@@ -227,9 +235,14 @@ async function writeCheckouts(
  * again (a concurrent one waits for it); another body with the key is a 409. A payment the gateway declines at
  * once: 402 PAYMENT_DECLINED, the checkouts kept as PAYMENT_FAILED, no inquiry, the cart left as it was.
  */
-export async function checkoutCart(ctx: ServiceContext, input: CheckoutCartInput, idempotencyKey: string | null): Promise<CheckoutResultOutput> {
+export async function checkoutCart(ctx: ServiceContext, input: CheckoutRequest, idempotencyKey: string | null): Promise<CheckoutResultOutput> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
   const territoryId = access.territoryId;
+  // DESIGN 13: a territory that configured its payment methods accepts only those (never configured: all of them).
+  const enabledMethods = await enabledPaymentMethods(ctx.em, territoryId);
+  if (enabledMethods && !enabledMethods.includes(input.paymentMethod)) {
+    throw badRequest(`This territory does not accept ${input.paymentMethod}; it accepts ${enabledMethods.join(', ')}.`, 'PAYMENT_METHOD_NOT_ENABLED');
+  }
   const gateway = paymentGatewayOf(ctx.config);
   const userId = ctx.user.id;
   const answer = await ctx.em.transactional(async (tx): Promise<StoredAnswer> => {

@@ -83,6 +83,8 @@ export async function handleWebhook(
   if (!gateway) throw notFound('Payment provider');
   const event = gateway.parseWebhook(rawBody, headers);
   if (gateway.provider !== provider) throw notFound('Payment provider');
+  // A genuine event we do not act on: 200, so the gateway does not retry it for days.
+  if (!event) return 'IGNORED';
   return em.transactional(async (tx): Promise<WebhookOutcome> => {
     const now = clock.now();
     const recorded = await execSql<{ id: string }>(

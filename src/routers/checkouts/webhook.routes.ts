@@ -6,9 +6,13 @@ import { fakeWebhookBody } from '../payments/gateway.js';
 import { handleWebhook } from './payments.service.js';
 
 export const WEBHOOK_PATH = '/api/v1/payments/webhooks/{provider}';
-const webhookParams = z.object({ provider: z.string().describe('The gateway: `fake` (when it is the configured provider).') });
+const webhookParams = z.object({ provider: z.string().describe('The gateway: `fake` or `stripe`, the configured provider.') });
 const webhookHeaders = z.object({
-  'X-Signature': z.string().describe('`sha256=<hex HMAC-SHA256 of the raw body with PAYMENTS__WEBHOOKSECRET>`'),
+  'X-Signature': z.string().optional().describe('`fake`: `sha256=<hex HMAC-SHA256 of the raw body with PAYMENTS__WEBHOOKSECRET>`'),
+  'Stripe-Signature': z
+    .string()
+    .optional()
+    .describe("`stripe`: Stripe's signature header, checked with the endpoint's signing secret (PAYMENTS__WEBHOOKSECRET)"),
 });
 
 /**
@@ -43,7 +47,8 @@ export const paymentsRoutes: PlainRoutes = {
         tags: ['Payments'],
         summary: "The payment gateway's webhook (signed; each event applied once)",
         description:
-          'Verifies `X-Signature` over the raw body (400, nothing written, when it does not match), records the event id once (a replay or a ' +
+          'Verifies the signature over the raw body (`X-Signature` for `fake`, `Stripe-Signature` for `stripe`; 400, nothing written, when it ' +
+          'does not match), answers 200 `IGNORED` to a genuine event this platform does not act on, records the event id once (a replay or a ' +
           'concurrent duplicate answers 200 and changes nothing) and applies it: `payment.succeeded` marks an AWAITING_PAYMENT checkout PAID ' +
           '(seller transaction, ledger entries, ORDER_PAID to the seller); for a CANCELED or PAYMENT_FAILED checkout the payment is refunded; ' +
           '`payment.failed` marks it PAYMENT_FAILED. An amount or currency differing from the checkout: 400, nothing written.',

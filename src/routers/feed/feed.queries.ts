@@ -4,7 +4,8 @@
  * PostgreSQL array literals (`pgArray`) so the text works with both. Every list filters and orders on
  * an index declared on the Post entity (`post_feed_idx`, `post_author_idx`), and the feed count reads
  * `post_feed_idx_count` alone: keep the two in step, the status literal 'PUBLISHED' included, so the partial
- * indexes apply.
+ * indexes apply. HIDDEN posts (a moderation sanction) are a second branch on their own partial index
+ * (`post_hidden_idx`), read only for the viewers who still see them.
  */
 import { isoColumn, pgArray, type SqlQuery } from '../../db/sql.js';
 
@@ -61,6 +62,12 @@ export interface FeedViewer {
   seesResidentsOnly: boolean;
   /** Authors whose posts are hidden from the viewer (the users they blocked). */
   blockedUserIds: readonly string[];
+  /**
+   * HIDDEN posts the viewer still sees (DESIGN 14: a hidden post is gone for everyone but its author and the
+   * territory's curators and moderators): OWN, their own; ALL, every one of the territory (a curator, a moderator,
+   * a system admin). Absent: none.
+   */
+  seesHidden?: 'OWN' | 'ALL';
 }
 
 export interface FeedFilter {
@@ -71,10 +78,17 @@ export interface FeedFilter {
   assetId: string | null;
 }
 
-/** The visibility layers (rule 4) plus the optional filters, on the rows of `post_feed_idx`. */
-function feedWhere(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
-  const parts = [`p.territory_id = ?::uuid`, `p.status = 'PUBLISHED'`];
+/**
+ * The visibility layers (rule 4) plus the optional filters: on the rows of `post_feed_idx` (PUBLISHED), or of
+ * `post_hidden_idx` (HIDDEN: the viewer's own only, unless they see all of them).
+ */
+function feedWhere(viewer: FeedViewer, filter: FeedFilter, status: 'PUBLISHED' | 'HIDDEN' = 'PUBLISHED'): SqlQuery {
+  const parts = [`p.territory_id = ?::uuid`, status === 'PUBLISHED' ? `p.status = 'PUBLISHED'` : `p.status = 'HIDDEN'`];
   const params: unknown[] = [filter.territoryId];
+  if (status === 'HIDDEN' && viewer.seesHidden !== 'ALL') {
+    parts.push(`p.author_user_id = ?::uuid`);
+    params.push(viewer.userId);
+  }
   if (!viewer.seesResidentsOnly) {
     // An author keeps seeing their own RESIDENTS_ONLY posts after moving out.
     parts.push(`(p.visibility = 'PUBLIC' or p.author_user_id = ?::uuid)`);
@@ -107,26 +121,45 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
   return { parts, params };
 }
 
-/** A page of a territory's feed, newest first. */
+/**
+ * A page of a territory's feed, newest first. With the HIDDEN posts the viewer sees, each branch reads at most
+ * `offset + limit` rows in its index order and the page is cut from their union (a few more rows to sort, never a
+ * scan of the territory).
+ */
 export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }): SqlQuery {
   const where = feedWhere(viewer, filter);
+  if (!viewer.seesHidden) {
+    return {
+      sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
+      params: [viewer.userId, ...where.params, page.offset, page.limit],
+    };
+  }
+  const hidden = feedWhere(viewer, filter, 'HIDDEN');
+  const branch = (sql: string) => `(select ${POST_COLUMNS} from post p where ${sql} ${NEWEST_FIRST} limit ?::int)`;
+  const upTo = page.offset + page.limit;
   return {
-    sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
-    params: [viewer.userId, ...where.params, page.offset, page.limit],
+    sql: `${itemsOf(`(select * from (${branch(where.sql)} union all ${branch(hidden.sql)}) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
+    params: [viewer.userId, ...where.params, upTo, ...hidden.params, upTo, page.offset, page.limit],
   };
 }
 
 /** How many posts `feedPageQuery` pages through (the `/paged` envelope's totalCount). */
 export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
   const where = feedWhere(viewer, filter);
-  return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
+  if (!viewer.seesHidden) return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
+  const hidden = feedWhere(viewer, filter, 'HIDDEN');
+  return {
+    sql: `select ((select count(*) from post p where ${where.sql}) + (select count(*) from post p where ${hidden.sql}))::int as total`,
+    params: [...where.params, ...hidden.params],
+  };
 }
 
 /** My posts: every territory (territoryId null) or one, with the same optional filters as the territory feed. */
 export type MyPostsFilter = Omit<FeedFilter, 'territoryId'> & { territoryId: string | null };
 
 function myWhere(userId: string, filter: MyPostsFilter): SqlQuery {
-  const parts = [`p.author_user_id = ?::uuid`, `p.status = 'PUBLISHED'`];
+  // The author keeps seeing their posts hidden by a moderation sanction (the item's status says HIDDEN).
+  const parts = [`p.author_user_id = ?::uuid`, `p.status in ('PUBLISHED', 'HIDDEN')`];
   const params: unknown[] = [userId];
   if (filter.territoryId) {
     parts.push(`p.territory_id = ?::uuid`);
@@ -136,7 +169,7 @@ function myWhere(userId: string, filter: MyPostsFilter): SqlQuery {
   return { sql: [...parts, ...optional.parts].join(' and '), params: [...params, ...optional.params] };
 }
 
-/** The caller's own published posts (every territory, or one), newest first, through `post_author_idx`. */
+/** The caller's own published (and hidden) posts (every territory, or one), newest first, through `post_author_idx`. */
 export function myPostsQuery(userId: string, filter: MyPostsFilter, page: { offset: number; limit: number }): SqlQuery {
   const where = myWhere(userId, filter);
   return {

@@ -53,29 +53,45 @@ interface PostFacts {
 const accessToPostTerritory = (em: EntityManager, user: AuthUser, post: PostFacts) =>
   requireTerritory({ em, user, sessionId: null }, post.territory_id, { status: 'ANY' });
 
+/** Who still sees HIDDEN posts of a territory besides their authors (DESIGN 14): its curators and moderators. */
+export const seesAllHidden = (access: TerritoryAccess) => access.holds('CURATOR', 'MODERATOR');
+
 /**
  * Whether the caller may see the post: published, by someone they did not block, and in a visible layer (rule 4,
- * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule).
+ * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule). `readsHidden`: a HIDDEN post (a moderation
+ * sanction) is still seen, read-only, by its author and the territory's curators and moderators; interactions
+ * (like, comment, share, edit) never reach it.
  */
-async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess): Promise<boolean> {
-  if (post.status !== 'PUBLISHED') return false;
+async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess, readsHidden = false): Promise<boolean> {
+  const hidden = post.status === 'HIDDEN' && readsHidden;
+  if (post.status !== 'PUBLISHED' && !hidden) return false;
   if ((await blockedUserIdsOf(em, user.id)).includes(post.author_user_id)) return false;
-  if (post.visibility === 'PUBLIC' || post.author_user_id === user.id) return true;
-  return (access ?? (await accessToPostTerritory(em, user, post))).seesResidentsOnly;
+  if (post.author_user_id === user.id) return true;
+  if (!hidden && post.visibility === 'PUBLIC') return true;
+  const territory = access ?? (await accessToPostTerritory(em, user, post));
+  if (hidden && !seesAllHidden(territory)) return false;
+  return post.visibility === 'PUBLIC' || territory.seesResidentsOnly;
 }
 
 const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
 
-/** Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility). */
-export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string): Promise<boolean> {
+/**
+ * Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility,
+ * such as its media). A HIDDEN post counts as seen by its author and the territory's curators and moderators unless
+ * `includeHidden` is false.
+ */
+export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string, opts: { includeHidden?: boolean } = {}): Promise<boolean> {
   const [post] = await execSql<PostFacts>(em, POST_FACTS, [postId]);
-  return post !== undefined && (await canSee(em, viewer, post));
+  return post !== undefined && (await canSee(em, viewer, post, undefined, opts.includeHidden ?? true));
 }
 
-/** The post when the caller may see it; a post they cannot see is indistinguishable from a missing one (404). */
-async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false): Promise<PostFacts> {
+/**
+ * The post when the caller may see it; a post they cannot see is indistinguishable from a missing one (404).
+ * `readsHidden` for reads only (see `canSee`).
+ */
+async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false, readsHidden = false): Promise<PostFacts> {
   const [post] = await execSql<PostFacts>(em, `${POST_FACTS}${lock ? ' for update' : ''}`, [postId]);
-  if (!post || !(await canSee(em, user, post))) throw postNotFound();
+  if (!post || !(await canSee(em, user, post, undefined, readsHidden))) throw postNotFound();
   return post;
 }
 
@@ -135,6 +151,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
     userId: user.id,
     seesResidentsOnly: access.seesResidentsOnly,
     blockedUserIds: await blockedUserIdsOf(em, user.id),
+    seesHidden: seesAllHidden(access) ? 'ALL' : 'OWN',
   };
   const filter: FeedFilter = {
     territoryId: access.territoryId,
@@ -170,7 +187,7 @@ async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFil
   };
 }
 
-/** The caller's own published posts, newest first: every territory, or the given one, with the feed's filters. */
+/** The caller's own published (and hidden) posts, newest first: every territory, or the given one, with the feed's filters. */
 export async function listMine(ctx: ServiceContext, input: MyFeedFilterInput & { skip: number; take: number }) {
   const { em, user } = ctx;
   const filter = await myPostsFilter(em, user.id, input);
@@ -399,7 +416,7 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
 export async function pageComments(ctx: ServiceContext, input: { id: string; pageNumber: number; pageSize: number }) {
   const { em, user } = ctx;
   const { id: postId, pageNumber, pageSize } = input;
-  await visiblePost(em, user, postId);
+  await visiblePost(em, user, postId, false, true);
   const blocked = await blockedUserIdsOf(em, user.id);
   const [rows, count] = await Promise.all([
     runSql<CommentRow>(em, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
@@ -492,7 +509,8 @@ export async function setPostStatus(em: EntityManager, postId: string, status: '
 }
 
 /**
- * Hides a published post (a moderation sanction): it leaves the feed, the map and the counts. Inside the caller's
+ * Hides a published post (a moderation sanction): it leaves the feed, the map and the counts for everyone but its
+ * author and the territory's curators and moderators (the reads above). Inside the caller's
  * transaction; answers whether this call hid it (false: unknown, or not PUBLISHED any more).
  */
 export async function hidePost(em: EntityManager, postId: string): Promise<boolean> {

@@ -118,3 +118,19 @@ export async function canSeeItem(em: EntityManager, viewer: AuthUser, itemId: st
   );
   return item !== undefined && !(await blockedUserIdsOf(em, viewer.id)).includes(item.created_by_user_id);
 }
+
+/**
+ * Media attached to a store's items in `[fromUtc, toUtc)` (the merchant's `media` meter), archived items included:
+ * the upload was consumed. Deleted media do not count.
+ */
+export async function storeItemMediaCount(em: EntityManager, storeId: string, fromUtc: Date, toUtc: Date): Promise<number> {
+  const [row] = await execSql<{ n: number }>(
+    em,
+    `select count(*)::int as n from item i
+       join media_attachment a on a.owner_type = 'ITEM' and a.owner_id = i.id
+       join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
+      where i.store_id = ?::uuid and a.created_at_utc >= ? and a.created_at_utc < ?`,
+    [storeId, fromUtc, toUtc],
+  );
+  return row?.n ?? 0;
+}

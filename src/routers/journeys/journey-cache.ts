@@ -3,9 +3,9 @@ import { middleware } from '../../trpc/init.js';
 
 /**
  * The journeys read cache (DESIGN 15 "Cache"): a GET journey's answer is kept 60 s per (client, user, path, query)
- * in this process, in an LRU bounded to MAX_ENTRIES; answers carry `Cache-Control: private, max-age=60` and
- * `X-Cache: HIT|MISS`. A successful v2 write by a user drops that user's entries (every client). Errors are never
- * stored. Per process: another API process keeps its own entries for at most the 60 s.
+ * in this process, in an LRU bounded in entries and in size (`AnswerCache`); answers carry `Cache-Control: private,
+ * max-age=60` and `X-Cache: HIT|MISS`. A v2 write by a user (whatever its outcome) drops that user's entries (every
+ * client). Errors are never stored. Per process: another API process keeps its own entries for at most the 60 s.
  */
 export const JOURNEY_CACHE_SECONDS = 60;
 /** Bounds of the LRU: entries, and the total size of the answers (as JSON characters). */
@@ -21,24 +21,90 @@ interface Entry {
   expiresAtMs: number;
 }
 
-/** Map order is insertion order: re-inserting on a hit makes the first key the least recently used. */
-const entries = new Map<string, Entry>();
-let totalChars = 0;
-/**
- * Per user, a counter moved by every v2 write: an answer computed while a write of its user ran is not stored (it may
- * predate the write and would outlive the invalidation).
- */
-const generations = new Map<string, number>();
-/** Moved when the counters are forgotten, so a read in flight then is not stored either. */
-let epoch = 0;
-const generationOf = (userKey: string) => `${epoch}:${generations.get(userKey) ?? 0}`;
-
-function remove(key: string) {
-  const entry = entries.get(key);
-  if (!entry) return;
-  entries.delete(key);
-  totalChars -= entry.chars;
+export interface AnswerCacheBounds {
+  maxEntries: number;
+  maxTotalChars: number;
+  maxEntryChars: number;
 }
+
+/**
+ * The answers kept, least recently used first (Map order is insertion order: re-inserting on a hit makes the first
+ * key the least recently used), within its bounds: past either one, the least recently used entries go.
+ */
+export class AnswerCache {
+  private readonly entries = new Map<string, Entry>();
+  private totalChars = 0;
+  /**
+   * Per user, a counter moved by every v2 write: an answer computed while a write of its user ran is not stored (it
+   * may predate the write and would outlive the invalidation).
+   */
+  private readonly generations = new Map<string, number>();
+  /** Moved when the counters are forgotten, so a read in flight then is not stored either. */
+  private epoch = 0;
+
+  constructor(private readonly bounds: AnswerCacheBounds) {}
+
+  get size() {
+    return { entries: this.entries.size, chars: this.totalChars };
+  }
+
+  generationOf(userKey: string) {
+    return `${this.epoch}:${this.generations.get(userKey) ?? 0}`;
+  }
+
+  /** The live answer of the key (now the most recently used), or undefined. */
+  get(key: string, nowMs: number): { data: unknown } | undefined {
+    const found = this.entries.get(key);
+    if (!found) return undefined;
+    this.remove(key);
+    if (found.expiresAtMs <= nowMs) return undefined;
+    this.entries.set(key, found);
+    this.totalChars += found.chars;
+    return { data: found.data };
+  }
+
+  /** Keeps the answer unless it is too large or a write of its user ran since `generation` was read. */
+  set(key: string, userKey: string, data: unknown, generation: string, expiresAtMs: number) {
+    const chars = key.length + (JSON.stringify(data ?? null)?.length ?? 0);
+    if (chars > this.bounds.maxEntryChars || this.generationOf(userKey) !== generation) return;
+    this.remove(key);
+    this.entries.set(key, { userKey, data, chars, expiresAtMs });
+    this.totalChars += chars;
+    while (this.entries.size > this.bounds.maxEntries || this.totalChars > this.bounds.maxTotalChars) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.remove(oldest.value);
+    }
+  }
+
+  /** Drops every answer of a user. */
+  invalidateUser(userKey: string) {
+    this.generations.set(userKey, (this.generations.get(userKey) ?? 0) + 1);
+    for (const [key, entry] of this.entries) if (entry.userKey === userKey) this.remove(key);
+    // The counters only need to outlive the reads in flight: forget them once there are many.
+    if (this.generations.size > this.bounds.maxEntries * 2) {
+      this.generations.clear();
+      this.epoch += 1;
+    }
+  }
+
+  clear() {
+    this.entries.clear();
+    this.generations.clear();
+    this.epoch += 1;
+    this.totalChars = 0;
+  }
+
+  private remove(key: string) {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.totalChars -= entry.chars;
+  }
+}
+
+/** This process's journeys cache. */
+const cache = new AnswerCache({ maxEntries: MAX_ENTRIES, maxTotalChars: MAX_TOTAL_CHARS, maxEntryChars: MAX_ENTRY_CHARS });
 
 const stable = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(stable);
@@ -56,21 +122,12 @@ const userKeyOf = (userId: string | null | undefined) => userId ?? '-';
 
 /** Drops every cached answer of a user (all clients). */
 export function invalidateUser(userId: string) {
-  generations.set(userId, (generations.get(userId) ?? 0) + 1);
-  for (const [key, entry] of entries) if (entry.userKey === userId) remove(key);
-  // The counters only need to outlive the reads in flight: forget them once there are many.
-  if (generations.size > MAX_ENTRIES * 2) {
-    generations.clear();
-    epoch += 1;
-  }
+  cache.invalidateUser(userId);
 }
 
 /** Empties the cache (tests). */
 export function clearJourneyCache() {
-  entries.clear();
-  generations.clear();
-  epoch += 1;
-  totalChars = 0;
+  cache.clear();
 }
 
 /**
@@ -94,29 +151,16 @@ export const journeyCache = middleware(async ({ ctx, meta, path, getRawInput, ne
   const userKey = userKeyOf(userId);
   const key = JSON.stringify([clientId, userKey, meta?.openapi?.path ?? path, stable((await getRawInput()) ?? null)]);
   const now = Date.now();
-  const found = entries.get(key);
-  if (found && found.expiresAtMs > now) {
-    entries.delete(key);
-    entries.set(key, found);
+  const found = cache.get(key, now);
+  if (found) {
     ctx.resp.headers['Cache-Control'] = `private, max-age=${JOURNEY_CACHE_SECONDS}`;
     ctx.resp.headers['X-Cache'] = 'HIT';
     return { ok: true as const, data: found.data, marker: middlewareMarker };
   }
-  if (found) remove(key);
-  const generation = generationOf(userKey);
+  const generation = cache.generationOf(userKey);
   const result = await next();
   if (!result.ok) return result;
-  const chars = key.length + (JSON.stringify(result.data ?? null)?.length ?? 0);
-  if (chars <= MAX_ENTRY_CHARS && generationOf(userKey) === generation) {
-    remove(key);
-    entries.set(key, { userKey, data: result.data, chars, expiresAtMs: now + JOURNEY_CACHE_SECONDS * 1000 });
-    totalChars += chars;
-    while (entries.size > MAX_ENTRIES || totalChars > MAX_TOTAL_CHARS) {
-      const oldest = entries.keys().next();
-      if (oldest.done) break;
-      remove(oldest.value);
-    }
-  }
+  cache.set(key, userKey, result.data, generation, now + JOURNEY_CACHE_SECONDS * 1000);
   ctx.resp.headers['Cache-Control'] = `private, max-age=${JOURNEY_CACHE_SECONDS}`;
   ctx.resp.headers['X-Cache'] = 'MISS';
   return result;

@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { router } from '../../trpc/init.js';
+import { setActingClient } from '../../entities/audit.entity.js';
+import { zId } from '../../platform/ids.js';
+import { middleware, router } from '../../trpc/init.js';
 import { journeyProcedure, journeyUserProcedure } from '../../trpc/procedures.js';
 import { createEventInput } from '../events/events.schemas.js';
+import { sellerBalanceOutput } from '../payouts/payouts.schemas.js';
+import { getMySellerBalance } from '../payouts/seller-balance.service.js';
 import { nearby } from '../territories/territories.service.js';
 import {
   createEventJourney,
@@ -19,10 +23,16 @@ import { JOURNEY_TAGS as TAGS } from './journey-common.js';
 import * as marketplace from './marketplace-journeys.js';
 import { complete, completeInput, completeOutput } from './onboarding-journeys.js';
 
+/** A journey acts through its client application: the audit rows the call writes, in any service, record it. */
+const actingClient = middleware(({ ctx, next }) => {
+  if (ctx.client.client) setActingClient(ctx.em, ctx.client.client.id);
+  return next();
+});
+
 /** GET journeys acting for a user: `journeys:read`, the user token, the 60 s cache. */
-const userRead = journeyUserProcedure('journeys:read').use(journeyCache);
+const userRead = journeyUserProcedure('journeys:read').use(actingClient).use(journeyCache);
 /** POST journeys acting for a user: `journeys:write`, the user token; a success drops the user's cached answers. */
-const userWrite = journeyUserProcedure('journeys:write').use(journeyCache);
+const userWrite = journeyUserProcedure('journeys:write').use(actingClient).use(journeyCache);
 
 const suggestedTerritoriesInput = z.object({
   latitude: z.coerce.number().min(-90).max(90),
@@ -45,6 +55,7 @@ const suggestedTerritoriesOutput = z
  */
 export const journeysRouter = router({
   suggestedTerritories: journeyProcedure('journeys:read')
+    .use(actingClient)
     .use(journeyCache)
     .meta({
       openapi: {
@@ -191,4 +202,18 @@ export const journeysRouter = router({
     .input(marketplace.checkoutJourneyInput)
     .output(marketplace.checkoutJourneyOutput)
     .mutation(({ ctx, input }) => marketplace.checkout(ctx, input)),
+
+  sellerBalance: userRead
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v2/journeys/territories/{territoryId}/seller-balance',
+        tags: TAGS,
+        summary: "The user's seller balance in the territory (as GET /api/v1/territories/{territoryId}/seller-balance/me); 404 before the first paid sale",
+        protect: true,
+      },
+    })
+    .input(z.object({ territoryId: zId }))
+    .output(sellerBalanceOutput)
+    .query(({ ctx, input }) => getMySellerBalance(ctx, input)),
 });

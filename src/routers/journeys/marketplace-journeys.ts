@@ -151,12 +151,22 @@ const confirmationNumberOf = (orderId: string) => `ARA-${orderId.replace(/-/g, '
 
 /**
  * Checks out the user's cart in the territory (the v1 cart checkout, Idempotency-Key honoured): one order per
- * store, the first answered as `order`. The shipping address is validated but not stored (no checkout column yet).
+ * store, the first answered as `order`. The shipping address is stored on each of the checkouts.
  */
 export async function checkout(ctx: ServiceContext & { headers: Record<string, string | string[] | undefined> }, input: z.infer<typeof checkoutJourneyInput>) {
   const result = await checkoutCart(
     ctx,
-    { territoryId: input.territoryId, paymentMethod: input.paymentMethod, paymentToken: input.paymentToken, message: input.message },
+    {
+      territoryId: input.territoryId,
+      paymentMethod: input.paymentMethod,
+      paymentToken: input.paymentToken,
+      message: input.message,
+      shippingAddress: {
+        ...input.shippingAddress,
+        complement: input.shippingAddress.complement ?? null,
+        neighborhood: input.shippingAddress.neighborhood ?? null,
+      },
+    },
     idempotencyKeyOf(ctx.headers['idempotency-key']),
   );
   const [order, ...additionalOrders] = result.checkouts;

@@ -3,8 +3,9 @@
  * run with src/db/sql.ts `runSql`; a benchmark baseline can run the same text through
  * `toNumberedParams`. Every branch starts from an index declared on its entity: map_entity_territory_idx (entities,
  * and the media reached through them), post_map_pin_idx (posts placed at entities), event (territory_id,
- * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx. The status literals and
- * `map_entity_id is not null` are written out so those partial indexes apply.
+ * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx; the HIDDEN posts a viewer still sees
+ * come from post_hidden_idx. The status literals and `map_entity_id is not null` are written out so those partial
+ * indexes apply.
  */
 import { isoColumn, type SqlQuery } from '../../db/sql.js';
 import type { PinType } from './map.schemas.js';
@@ -14,6 +15,12 @@ export interface MapViewer {
   territoryId: string;
   residentsOnlyVisible: boolean;
   blockedUserIds: string[];
+  /**
+   * HIDDEN posts (a moderation sanction) the viewer still sees (DESIGN 14): with `userId`, their own; with
+   * `seesAllHiddenPosts` (the territory's curators and moderators, system admins), every one. Neither: none.
+   */
+  userId?: string;
+  seesAllHiddenPosts?: boolean;
 }
 
 /** A PostgreSQL array literal of validated UUIDs (they come from the database), passed as one parameter. */
@@ -130,34 +137,83 @@ const pin = (type: PinType, id: string, lat: string, lng: string, title: string,
 
 /**
  * Published posts placed at an entity of the territory (post_map_pin_idx), by visibility and blocks; the entity's
- * own conditions are the caller's to join.
+ * own conditions are the caller's to join. HIDDEN: the hidden ones the viewer still sees (post_hidden_idx), null
+ * when they see none.
  */
-function placedPosts(viewer: MapViewer) {
-  const where = new Where().add('p.territory_id = ?::uuid', viewer.territoryId).add(`p.status = 'PUBLISHED'`).add('p.map_entity_id is not null');
+function placedPosts(viewer: MapViewer, status: 'PUBLISHED' | 'HIDDEN' = 'PUBLISHED'): Where | null {
+  const where = new Where().add('p.territory_id = ?::uuid', viewer.territoryId);
+  if (status === 'HIDDEN') {
+    if (viewer.seesAllHiddenPosts) where.add(`p.status = 'HIDDEN'`);
+    else if (viewer.userId) where.add(`p.status = 'HIDDEN'`).add('p.author_user_id = ?::uuid', viewer.userId);
+    else return null;
+  } else {
+    where.add(`p.status = 'PUBLISHED'`);
+  }
+  where.add('p.map_entity_id is not null');
   if (!viewer.residentsOnlyVisible) where.add(`p.visibility = 'PUBLIC'`);
   return where.notBlocked('p.author_user_id', viewer);
 }
 
-/** Published posts linked to an entity the viewer may see, placed at the entity: all of them, joined as a set. */
-function entityPosts(viewer: MapViewer) {
-  const where = visibleEntity(new Where(), 'e', viewer);
-  const posts = placedPosts(viewer);
-  where.add(posts.sql, ...posts.params);
-  return { from: 'map_entity e join post p on p.map_entity_id = e.id', where };
+/**
+ * The placed posts the viewer sees, as a from-item `p` with `columns`: the published ones, plus (UNION ALL, each
+ * branch on its own partial index) the hidden ones they still see. Its parameters come first in the text.
+ */
+function placedPostsFrom(viewer: MapViewer, columns: string) {
+  const published = placedPosts(viewer)!;
+  const hidden = placedPosts(viewer, 'HIDDEN');
+  if (!hidden) return { sql: 'post p', where: published };
+  const where = new Where();
+  where.params.push(...published.params, ...hidden.params);
+  return { sql: `(select ${columns} from post p where ${published.sql} union all select ${columns} from post p where ${hidden.sql}) p`, where };
+}
+
+/** Posts linked to an entity the viewer may see, placed at the entity: all of them, joined as a set. */
+function entityPosts(viewer: MapViewer, columns = 'p.id, p.title, p.map_entity_id') {
+  const posts = placedPostsFrom(viewer, columns);
+  if (posts.sql === 'post p') {
+    const where = visibleEntity(new Where(), 'e', viewer);
+    where.add(posts.where.sql, ...posts.where.params);
+    return { from: 'map_entity e join post p on p.map_entity_id = e.id', where };
+  }
+  // The posts' parameters come first in the text.
+  const where = new Where();
+  where.params.push(...posts.where.params);
+  visibleEntity(where, 'e', viewer);
+  return { from: `map_entity e join ${posts.sql} on p.map_entity_id = e.id`, where };
 }
 
 /**
  * The same posts newest first, each looking up its entity. The planner would join the entity sets whole (it
  * under-estimates the join, most posts having no entity) and sort them; the fence (`offset 0`) keeps the lookup a
- * per-post primary-key probe, so a page stops after the posts it needs, read in post_map_pin_idx order.
+ * per-post primary-key probe, so a page stops after the posts it needs, read in post_map_pin_idx order. With the
+ * hidden posts the viewer sees, each status is such a read on its own index, limited to `upTo` rows (what the page
+ * can need at most), and the page is cut from their union: a plain union would be appended and sorted whole.
  */
-function newestEntityPosts(viewer: MapViewer) {
-  const entity = visibleEntity(new Where(), 'e', viewer);
-  const where = placedPosts(viewer);
-  // The entity's parameters come first in the text.
-  where.params.unshift(...entity.params);
+function newestEntityPosts(viewer: MapViewer, upTo?: number) {
+  const read = (posts: Where, limited: boolean) => {
+    const entity = visibleEntity(new Where(), 'e', viewer);
+    // The entity's parameters come first in the text.
+    const where = new Where();
+    where.params.push(...entity.params);
+    where.add(posts.sql, ...posts.params);
+    const from = `post p cross join lateral (select e.latitude, e.longitude from map_entity e where e.id = p.map_entity_id and ${entity.sql} offset 0) e`;
+    if (limited && upTo !== undefined) where.params.push(upTo);
+    return { from, where, limit: limited && upTo !== undefined ? ' limit ?::int' : '' };
+  };
+  const hidden = placedPosts(viewer, 'HIDDEN');
+  if (!hidden) {
+    const { from, where } = read(placedPosts(viewer)!, false);
+    return { select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'), from, where };
+  }
+  const branches = [read(placedPosts(viewer)!, true), read(hidden, true)].map(({ from, where, limit }) => ({
+    sql: `(select p.id, p.title, p.created_at_utc, e.latitude, e.longitude from ${from} where ${where.sql} order by p.created_at_utc desc, p.id desc${limit})`,
+    params: where.params,
+  }));
+  const where = new Where().add('true');
+  where.params.push(...branches.flatMap((b) => b.params));
   return {
-    from: `post p cross join lateral (select e.latitude, e.longitude from map_entity e where e.id = p.map_entity_id and ${entity.sql} offset 0) e`,
+    select: pin('post', 'p.id', 'p.latitude', 'p.longitude', 'p.title', 'p.created_at_utc'),
+    from: `(${branches.map((b) => b.sql).join(' union all ')}) p`,
     where,
   };
 }
@@ -168,18 +224,19 @@ function scheduledEvents(viewer: MapViewer) {
   return { from: 'event ev', where };
 }
 
-const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter) => Branch> = {
+/** `upTo`: at most how many rows of a branch a page can use (offset + limit); absent when counting. */
+const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter, upTo?: number) => Branch> = {
   entity: (viewer) => ({
     select: pin('entity', 'e.id', 'e.latitude', 'e.longitude', 'e.name', 'e.created_at_utc'),
     from: 'map_entity e',
     where: entityWhere(viewer),
     order: 'e.created_at_utc desc, e.id desc',
   }),
-  post: (viewer) => ({
-    select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'),
-    ...newestEntityPosts(viewer),
+  post: (viewer, _filter, upTo) => ({
+    ...newestEntityPosts(viewer, upTo),
     order: 'p.created_at_utc desc, p.id desc',
-    count: entityPosts(viewer),
+    // The count reads only what post_map_pin_idx (and post_hidden_idx) include: index-only.
+    count: entityPosts(viewer, 'p.map_entity_id'),
   }),
   event: (viewer) => ({
     select: pin('event', 'ev.id', 'ev.latitude', 'ev.longitude', 'ev.title', 'ev.starts_at_utc'),
@@ -246,7 +303,8 @@ function textArrayItem(value: string) {
 }
 
 const PIN_ORDER = Object.keys(RANK) as PinType[];
-const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter));
+const branchesOf = (viewer: MapViewer, filter: PinFilter, upTo?: number) =>
+  PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter, upTo));
 
 /**
  * The pins the viewer may see, grouped by type in the spec's order, newest first within a type (events by start).
@@ -257,7 +315,7 @@ const branchesOf = (viewer: MapViewer, filter: PinFilter) => PIN_ORDER.filter((t
  * page never sorts a whole territory. The final sort and OFFSET then see at most `offset + limit` rows.
  */
 export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, limit: number): SqlQuery | null {
-  const branches = branchesOf(viewer, filter);
+  const branches = branchesOf(viewer, filter, offset + limit);
   if (branches.length === 0) return null;
   const params: unknown[] = [];
   const ctes = branches.flatMap((b, i) => {

@@ -8,6 +8,7 @@ import { forbidden, notFound } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
+import { seesAllHidden } from '../feed/feed.service.js';
 import {
   entityByIdQuery,
   entityCountQuery,
@@ -48,13 +49,20 @@ const toPinOutput = (r: PinRow): PinOutput => ({
 
 /**
  * The reader of a map listing: the ACTIVE territory (explicit, else the session's), whether they see
- * RESIDENTS_ONLY content (the feed's rule 4: residents, curators and moderators of that territory, system admins)
- * and whom they blocked.
+ * RESIDENTS_ONLY content (the feed's rule 4: residents, curators and moderators of that territory, system admins),
+ * whom they blocked, and which HIDDEN posts they still see (the feed's rule: their own; all of them for the
+ * territory's curators and moderators).
  */
 async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Promise<MapViewer> {
   const access = await requireTerritory(ctx, explicitTerritoryId);
   const blockedUserIds = await blockedUserIdsOf(ctx.em, ctx.user.id);
-  return { territoryId: access.territoryId, residentsOnlyVisible: access.seesResidentsOnly, blockedUserIds };
+  return {
+    territoryId: access.territoryId,
+    residentsOnlyVisible: access.seesResidentsOnly,
+    blockedUserIds,
+    userId: ctx.user.id,
+    seesAllHiddenPosts: seesAllHidden(access),
+  };
 }
 
 // ---- Entities ----

@@ -1,54 +1,30 @@
 /**
  * The payment gateway (DESIGN section 13 "Payments"): `createPayment`, `parseWebhook`, `refund`. The provider comes
- * from PAYMENTS__PROVIDER: `none` (payments off: no gateway, every cart line becomes an inquiry) or `fake`, the local
+ * from PAYMENTS__PROVIDER: `none` (payments off: no gateway, every cart line becomes an inquiry), `fake`, the local
  * default outside production: it issues payments with a PIX copy-paste code (or a card client secret), declines the
  * card token `tok_fake_declined` at once, and confirms through webhooks signed like a real gateway's
- * (`X-Signature: sha256=<HMAC-SHA256 hex of the raw body with PAYMENTS__WEBHOOKSECRET>`). `stripe` is not built.
+ * (`X-Signature: sha256=<HMAC-SHA256 hex of the raw body with PAYMENTS__WEBHOOKSECRET>`), or `stripe`
+ * (stripe-gateway.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { AppConfig } from '../../config.js';
-import type { PaymentMethod } from '../../entities/checkout.entity.js';
-import type { PaymentProvider } from '../../entities/payment.entity.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest } from '../../platform/problems.js';
+import {
+  type CreatePaymentRequest,
+  type CreatePaymentResult,
+  invalidWebhookSignature,
+  type PaymentGateway,
+  type RefundRequest,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+} from './gateway-contract.js';
+import { StripePaymentGateway } from './stripe-gateway.js';
 
-export interface CreatePaymentRequest {
-  paymentId: string;
-  checkoutId: string;
-  amountInCents: number;
-  currency: string;
-  method: PaymentMethod;
-  /** The card token of a CARD payment. */
-  paymentToken: string | null;
-}
-
-export type CreatePaymentResult =
-  | { outcome: 'PENDING'; providerPaymentId: string; pixCopyPasteCode: string | null; clientSecret: string | null }
-  | { outcome: 'DECLINED'; providerPaymentId: string; reason: string };
-
-export const WEBHOOK_EVENT_TYPES = ['payment.succeeded', 'payment.failed', 'payment.refunded'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** A verified gateway event, in our terms. */
-export interface WebhookEvent {
-  id: string;
-  type: WebhookEventType;
-  paymentId: string;
-  checkoutId: string;
-  amountInCents: number;
-  currency: string;
-  payload: Record<string, unknown>;
-}
-
-export interface PaymentGateway {
-  readonly provider: PaymentProvider;
-  createPayment(request: CreatePaymentRequest): Promise<CreatePaymentResult>;
-  /** Verifies the signature of the raw body and parses it: a bad signature or body is a 400. */
-  parseWebhook(rawBody: Buffer, headers: IncomingHttpHeaders): WebhookEvent;
-  refund(request: { providerPaymentId: string; amountInCents: number; currency: string; reason: string }): Promise<{ refundId: string }>;
-}
+export type { CreatePaymentRequest, CreatePaymentResult, PaymentGateway, RefundRequest, WebhookEvent, WebhookEventType } from './gateway-contract.js';
+export { WEBHOOK_EVENT_TYPES } from './gateway-contract.js';
 
 /** The body of a `fake` webhook (DESIGN section 13). */
 export const fakeWebhookBody = z
@@ -70,7 +46,7 @@ export function signWebhook(secret: string, rawBody: Buffer | string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
-const invalidSignature = () => badRequest('The webhook signature is missing or does not match the body.', 'INVALID_WEBHOOK_SIGNATURE');
+const invalidSignature = invalidWebhookSignature;
 
 /** The card token the fake gateway declines, like the test tokens of real gateways. */
 export const FAKE_DECLINED_TOKEN = 'tok_fake_declined';
@@ -124,14 +100,25 @@ export class FakePaymentGateway implements PaymentGateway {
     return { id: body.id, type: body.type, ...body.data, payload: body as unknown as Record<string, unknown> };
   }
 
-  async refund(request: { providerPaymentId: string; amountInCents: number; currency: string; reason: string }): Promise<{ refundId: string }> {
+  async refund(request: RefundRequest): Promise<{ refundId: string }> {
     const refundId = `fake_re_${newId()}`;
     FakePaymentGateway.refunds.push({ refundId, ...request });
     return { refundId };
   }
 }
 
-/** The configured gateway; null when payments are off (`none`). */
+const gateways = new WeakMap<AppConfig, PaymentGateway>();
+
+/** The configured gateway (one per configuration: the Stripe client keeps its connections); null when payments are off (`none`). */
 export function paymentGatewayOf(config: AppConfig): PaymentGateway | null {
-  return config.payments.provider === 'fake' ? new FakePaymentGateway(config.payments.webhookSecret) : null;
+  if (config.payments.provider === 'none') return null;
+  let gateway = gateways.get(config);
+  if (!gateway) {
+    gateway =
+      config.payments.provider === 'stripe'
+        ? new StripePaymentGateway({ ...config.payments.stripe, webhookSecret: config.payments.webhookSecret })
+        : new FakePaymentGateway(config.payments.webhookSecret);
+    gateways.set(config, gateway);
+  }
+  return gateway;
 }

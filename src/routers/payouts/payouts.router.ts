@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
-import { payoutConfigInput, payoutConfigOutput, sellerBalanceOutput, sellerTransactionOutput, territoryIdInput } from './payouts.schemas.js';
+import {
+  myPayoutsInput,
+  payoutConfigInput,
+  payoutConfigOutput,
+  payoutListInput,
+  payoutPageOutput,
+  payoutRunOutput,
+  sellerBalanceOutput,
+  sellerTransactionOutput,
+  territoryIdInput,
+} from './payouts.schemas.js';
+import { listMyPayouts, listPayouts, requestPayoutRun } from './payouts.service.js';
 import { getPayoutConfig, putPayoutConfig } from './payout-config.service.js';
 import { getMySellerBalance, getMySellerTransactions } from './seller-balance.service.js';
 import { refundCheckout } from './refunds.service.js';
@@ -63,6 +74,47 @@ export const payoutsRouter = router({
     .input(territoryIdInput)
     .output(z.array(sellerTransactionOutput))
     .query(({ ctx, input }) => getMySellerTransactions(ctx, input)),
+
+  myPayouts: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${BALANCE_PATH}/payouts`,
+        tags: TAGS,
+        summary: 'My payouts in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale',
+      },
+    })
+    .input(myPayoutsInput)
+    .output(payoutPageOutput)
+    .query(({ ctx, input }) => listMyPayouts(ctx, input)),
+
+  runPayouts: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/territories/{territoryId}/payouts/run',
+        tags: TAGS,
+        summary:
+          "Run the territory's payouts now, whatever its frequency (SYSTEM_ADMIN or FINANCIAL_MANAGER): 202 with the payouts-run job's id; the payouts settle in the background",
+      },
+      successStatus: 202,
+    })
+    .input(territoryIdInput)
+    .output(payoutRunOutput)
+    .mutation(({ ctx, input }) => requestPayoutRun(ctx, ctx.deps.jobs, input)),
+
+  listPayouts: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/territories/{territoryId}/payouts',
+        tags: TAGS,
+        summary: "The territory's payouts, newest first, optionally of one status or seller (SYSTEM_ADMIN or FINANCIAL_MANAGER)",
+      },
+    })
+    .input(payoutListInput)
+    .output(payoutPageOutput)
+    .query(({ ctx, input }) => listPayouts(ctx, input)),
 
   refundCheckout: authedProcedure
     .meta({

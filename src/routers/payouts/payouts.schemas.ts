@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { SELLER_TRANSACTION_STATUSES } from '../../entities/checkout.entity.js';
 import { MAX_RETENTION_PERIOD_DAYS, PAYOUT_FREQUENCIES } from '../../entities/payout-config.entity.js';
+import { PAYOUT_STATUSES } from '../../entities/payout.entity.js';
 import { zId } from '../../platform/ids.js';
+import { pagedOutput, pageInput } from '../../platform/pagination.js';
 
 /** The largest payout amount accepted (cents), so amounts stay exact integers everywhere. */
 export const MAX_PAYOUT_AMOUNT_IN_CENTS = 1_000_000_000_000;
@@ -66,6 +68,8 @@ export const sellerBalanceOutput = z
     sellerUserId: z.uuid(),
     pendingAmountInCents: z.number().int(),
     readyForPayoutAmountInCents: z.number().int(),
+    /** Taken by a payout the gateway has not completed yet (it returns to ready if the transfer fails). */
+    inTransitAmountInCents: z.number().int(),
     paidAmountInCents: z.number().int(),
     currency: z.string(),
     updatedAtUtc: z.iso.datetime(),
@@ -110,3 +114,41 @@ export const walletOutput = z
   })
   .meta({ id: 'Wallet' });
 export type WalletOutput = z.infer<typeof walletOutput>;
+
+export const payoutRunOutput = z
+  .object({
+    /** The pg-boss job of the run (queue `payouts-run`), as the operator view (`GET /api/v1/admin/jobs`) shows it. */
+    jobId: z.string(),
+  })
+  .meta({ id: 'PayoutRunAccepted' });
+
+export const payoutListInput = z.object({
+  territoryId: zId,
+  status: z.enum(PAYOUT_STATUSES).optional(),
+  sellerUserId: zId.optional(),
+  ...pageInput,
+});
+export type PayoutListInput = z.infer<typeof payoutListInput>;
+
+export const myPayoutsInput = z.object({ territoryId: zId, ...pageInput });
+export type MyPayoutsInput = z.infer<typeof myPayoutsInput>;
+
+export const payoutOutput = z
+  .object({
+    id: z.uuid(),
+    territoryId: z.uuid(),
+    sellerUserId: z.uuid(),
+    amountInCents: z.number().int(),
+    currency: z.string(),
+    status: z.enum(PAYOUT_STATUSES),
+    /** The seller transactions this payout carries (a transaction is never split across payouts). */
+    transactionIds: z.array(z.uuid()),
+    /** Why the gateway refused the transfer (FAILED only): the amount went back to ready. */
+    failureReason: z.string().nullable(),
+    createdAtUtc: z.iso.datetime(),
+    completedAtUtc: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Payout' });
+export type PayoutOutput = z.infer<typeof payoutOutput>;
+
+export const payoutPageOutput = pagedOutput(payoutOutput).meta({ id: 'PayoutPage' });

@@ -11,7 +11,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql } from '../../db/sql.js';
 import { postLedgerTransaction } from '../ledger/ledger.js';
-import { EFFECTIVE_READY_AT } from './seller-balance.service.js';
+import { EFFECTIVE_READY_AT } from './seller-balance.queries.js';
 
 /** Transactions released per batch; the job loops until none are due. */
 const BATCH = 200;

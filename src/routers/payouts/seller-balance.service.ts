@@ -4,7 +4,7 @@
  * territory and currency, which exists from the first paid sale on.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn } from '../../db/sql.js';
+import { runSql } from '../../db/sql.js';
 import type { SellerTransactionStatus } from '../../entities/checkout.entity.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -12,30 +12,26 @@ import { requireTerritory } from '../../policy/territory-access.js';
 import { ledgerAccountId } from '../ledger/ledger.js';
 import { MARKETPLACE } from './payout-config.service.js';
 import type { SellerBalanceOutput, SellerTransactionOutput, WalletOutput } from './payouts.schemas.js';
-
-/** When a seller transaction leaves pending: its recorded time, or the payment time plus the territory's retention period, whichever is later. */
-export const EFFECTIVE_READY_AT = `greatest(st.ready_for_payout_at_utc,
-  st.paid_at_utc + make_interval(days => coalesce((select pc.retention_period_days from payout_config pc where pc.territory_id = st.territory_id and pc.is_active), 0)))`;
+import {
+  balanceAccountQuery,
+  latestSellerCurrencyQuery,
+  sellerBalanceSumsQuery,
+  sellerInTransitQuery,
+  sellerTransactionsQuery,
+} from './seller-balance.queries.js';
 
 const noBalance = () => notFound('Seller balance', 'NO_SELLER_BALANCE');
 
 /** The projection of the seller accounts of (territory, currency, owner) named by its seller_pending account. */
 async function projectBalance(em: EntityManager, balanceId: string): Promise<SellerBalanceOutput | null> {
-  const [account] = await execSql<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(
-    em,
-    `select territory_id, currency, owner_user_id, ${isoColumn('created_at_utc')} as created_at_utc from ledger_account where id = ? and kind = 'seller_pending'`,
-    [balanceId],
-  );
+  const [account] = await runSql<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(em, balanceAccountQuery(balanceId));
   if (!account) return null;
-  const sums = await execSql<{ kind: string; total: string; last: string | null }>(
+  const sums = await runSql<{ kind: string; total: string; last: string | null }>(
     em,
-    `select a.kind, coalesce(sum(e.amount_in_cents), 0)::text as total, ${isoColumn('max(e.created_at_utc)')} as last
-       from ledger_account a left join ledger_entry e on e.account_id = a.id
-      where a.territory_id = ? and a.currency = ? and a.owner_user_id = ? and a.kind in ('seller_pending', 'seller_ready', 'seller_paid')
-      group by a.kind`,
-    [account.territory_id, account.currency, account.owner_user_id],
+    sellerBalanceSumsQuery(account.territory_id, account.currency, account.owner_user_id),
   );
   const total = (kind: string) => Number(sums.find((s) => s.kind === kind)?.total ?? 0);
+  const [transit] = await runSql<{ total: string }>(em, sellerInTransitQuery(account.territory_id, account.currency, account.owner_user_id));
   const last = sums.map((s) => s.last).filter((v): v is string => v !== null);
   return {
     id: balanceId,
@@ -43,6 +39,7 @@ async function projectBalance(em: EntityManager, balanceId: string): Promise<Sel
     sellerUserId: account.owner_user_id,
     pendingAmountInCents: total('seller_pending'),
     readyForPayoutAmountInCents: total('seller_ready'),
+    inTransitAmountInCents: Number(transit?.total ?? 0),
     paidAmountInCents: total('seller_paid'),
     currency: account.currency,
     updatedAtUtc: last.length > 0 ? last.sort().at(-1)! : account.created_at_utc,
@@ -55,11 +52,7 @@ async function projectBalance(em: EntityManager, balanceId: string): Promise<Sel
  * fees still has a balance.
  */
 export async function sellerBalanceOf(em: EntityManager, territoryId: string, sellerUserId: string): Promise<SellerBalanceOutput | null> {
-  const [latest] = await execSql<{ currency: string }>(
-    em,
-    'select currency from seller_transaction where territory_id = ? and seller_user_id = ? order by created_at_utc desc, id desc limit 1',
-    [territoryId, sellerUserId],
-  );
+  const [latest] = await runSql<{ currency: string }>(em, latestSellerCurrencyQuery(territoryId, sellerUserId));
   if (!latest) return null;
   const id = await ledgerAccountId(em, territoryId, latest.currency, { kind: 'seller_pending', ownerUserId: sellerUserId });
   return projectBalance(em, id);
@@ -94,17 +87,7 @@ interface SellerTransactionRow {
 /** `GET .../seller-balance/me/transactions`: the seller's transactions in the territory, newest first; 404 NO_SELLER_BALANCE when none. */
 export async function getMySellerTransactions(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerTransactionOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const rows = await execSql<SellerTransactionRow>(
-    ctx.em,
-    `select st.id, st.territory_id, st.store_id, st.checkout_id, st.seller_user_id, st.gross_amount_in_cents::text as gross,
-            st.platform_fee_in_cents::text as fee, st.net_amount_in_cents::text as net, st.currency, st.status,
-            ${isoColumn(`(case when st.status = 'PENDING' then ${EFFECTIVE_READY_AT} else st.ready_for_payout_at_utc end)`)} as ready_at,
-            st.payout_id, ${isoColumn('st.paid_at_utc')} as paid_at, ${isoColumn('st.created_at_utc')} as created_at, ${isoColumn('st.updated_at_utc')} as updated_at
-       from seller_transaction st
-      where st.territory_id = ? and st.seller_user_id = ?
-      order by st.created_at_utc desc, st.id desc`,
-    [access.territoryId, ctx.user.id],
-  );
+  const rows = await runSql<SellerTransactionRow>(ctx.em, sellerTransactionsQuery(access.territoryId, ctx.user.id));
   if (rows.length === 0) throw noBalance();
   return rows.map((r) => ({
     id: r.id,

@@ -1,7 +1,13 @@
-/** Reads of preferences for other domains (the notification dispatcher honours each user's flags). */
+/**
+ * Reads of preferences for other domains: the notification dispatcher honours each user's flags, chat asks whom a
+ * user accepts direct messages from.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UserPreferences } from '../../entities/preferences.entity.js';
+import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
+
+/** The entity's default (`contactVisibility` of a new preferences row), for users who never saved any. */
+const DEFAULT_CONTACT_VISIBILITY: Visibility = 'ResidentsOnly';
 
 /** Stored flags are sparse: every type not explicitly switched off is on. */
 export function flagsOf(stored: Record<string, unknown> | null | undefined): Record<NotificationType, boolean> {
@@ -20,4 +26,10 @@ export async function notificationPreferencesOf(em: EntityManager, userIds: stri
   const stored = new Map(rows.map((row) => [row.userId, row.notifications as Record<string, unknown>]));
   for (const id of ids) result.set(id, flagsOf(stored.get(id)));
   return result;
+}
+
+/** Who may contact the user (direct messages): their stored choice, else the default of a preferences row. */
+export async function contactVisibilityOf(em: EntityManager, userId: string): Promise<Visibility> {
+  const row = await em.findOne(UserPreferences, { userId }, { fields: ['contactVisibility'] });
+  return row?.contactVisibility ?? DEFAULT_CONTACT_VISIBILITY;
 }

@@ -21,7 +21,7 @@ export const reportsRouter = router({
     .input(reportPostInput)
     .output(reportOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, report } = await reports.reportPost(ctx, input);
+      const { created, report } = await reports.reportPost(ctx, input, ctx.deps.jobs);
       if (!created) ctx.resp.status = 200;
       return report;
     }),
@@ -40,7 +40,7 @@ export const reportsRouter = router({
     .input(reportUserInput)
     .output(reportOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, report } = await reports.reportUser(ctx, input);
+      const { created, report } = await reports.reportUser(ctx, input, ctx.deps.jobs);
       if (!created) ctx.resp.status = 200;
       return report;
     }),

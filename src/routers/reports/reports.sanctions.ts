@@ -63,6 +63,13 @@ async function actionOpenReports(em: EntityManager, target: SanctionTarget, at: 
  * Records the sanction of a target and applies it, inside the caller's transaction. THRESHOLD applies only when
  * no sanction of the target was recorded before (answers whether this call applied it); a moderator's decision
  * always applies its effect (records the sanction when it is the first).
+ *
+ * "Once" is for good, per target and territory: DESIGN 14 and issue 12 say the automatic sanction "is applied
+ * once", and the spec only says a threshold "can trigger an automatic sanction", nowhere that a restriction that
+ * ended re-arms it. So a new wave of reports after a user's 7-day restriction ended (or against a post a moderator
+ * already hid) sanctions nothing by itself: each of those reports still opens a MODERATION_CASE, and a moderator's
+ * APPROVED applies the effect again (a new restriction). The unique key of `report_sanction` (territory, target type,
+ * target) is what enforces it, for concurrent job runs too; `targetsOverThreshold` skips sanctioned targets.
  */
 export async function applySanction(
   em: EntityManager,

@@ -12,11 +12,23 @@ import { curatorIdsOf } from '../memberships/memberships.queries.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
 import { createWorkItem } from '../work-items/work-items.service.js';
-import { postFactsOf, recentReportByQuery, type ReportRow, reportByIdQuery, reportsCountQuery, reportsPageQuery, userExists } from './reports.queries.js';
+import { DEFAULT_THRESHOLD_REPORTERS, DEFAULT_THRESHOLD_WINDOW_DAYS, type JobSender, sendThresholdJob } from './report-threshold.job.js';
+import {
+  postFactsOf,
+  recentReportByQuery,
+  type ReportRow,
+  reportByIdQuery,
+  reportsCountQuery,
+  reportsPageQuery,
+  targetsOverThreshold,
+  userExists,
+} from './reports.queries.js';
+import { lockTarget, type SanctionTarget } from './reports.sanctions.js';
 import type { ReportFilter, ReportOutput, ReportPostInput, ReportUserInput } from './reports.schemas.js';
 
 export const DEFAULT_DEDUP_WINDOW_HOURS = 24;
 const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 const toOutput = (r: ReportRow): ReportOutput => ({
   id: r.id,
@@ -39,13 +51,33 @@ interface NewReport {
 }
 
 /**
+ * Whether this new report brought its target to the threshold (distinct reporters within
+ * `Reports:ThresholdWindowDays` reach `Reports:ThresholdReporters`, no sanction yet): then the threshold job is sent
+ * for the target in this transaction. The target's advisory lock (the one every sanction writer takes) serialises
+ * the reports of one target, so of concurrent reports the one that completes the count sees the others: without
+ * it, each could count only itself and none would send.
+ */
+async function sendJobAtThreshold(tx: EntityManager, jobs: JobSender | null, target: SanctionTarget, now: Date) {
+  await lockTarget(tx, target);
+  const threshold = await readConfigNumber(tx, 'Reports:ThresholdReporters', DEFAULT_THRESHOLD_REPORTERS);
+  const windowDays = await readConfigNumber(tx, 'Reports:ThresholdWindowDays', DEFAULT_THRESHOLD_WINDOW_DAYS);
+  const due = await targetsOverThreshold(tx, { since: new Date(now.getTime() - windowDays * DAY_MS), threshold, target });
+  if (due.length > 0) await sendThresholdJob(tx, jobs, target);
+}
+
+/**
  * Files the report, or answers the reporter's report of the same target within `Reports:DedupWindowHours` (created:
  * false, nothing written). A transaction-scoped advisory lock on (reporter, target) makes concurrent repeats
  * one report. A new report notifies the territory's curators (REPORT_CREATED) and opens a MODERATION_CASE in the
- * territory's queue, in the same transaction; the report-threshold job sanctions the target when enough distinct
- * people reported it.
+ * territory's queue, in the same transaction; when it brings the target to the threshold, the report-threshold job
+ * is sent for the target in that transaction too (`jobs`: this process's job runner), and sanctions it.
  */
-async function fileReport(ctx: ServiceContext, access: TerritoryAccess, report: NewReport): Promise<{ created: boolean; report: ReportOutput }> {
+async function fileReport(
+  ctx: ServiceContext,
+  access: TerritoryAccess,
+  report: NewReport,
+  jobs: JobSender | null,
+): Promise<{ created: boolean; report: ReportOutput }> {
   const { em, user } = ctx;
   const territoryId = access.territoryId;
   const now = ctx.clock.now();
@@ -92,6 +124,7 @@ async function fileReport(ctx: ServiceContext, access: TerritoryAccess, report: 
       data: { reportId: row.id },
     });
     await tx.flush();
+    await sendJobAtThreshold(tx, jobs, { territoryId, targetType: report.targetType, targetId: report.targetId }, now);
     return { id: row.id };
   });
   if ('existing' in id) return { created: false, report: id.existing };
@@ -99,24 +132,28 @@ async function fileReport(ctx: ServiceContext, access: TerritoryAccess, report: 
   return { created: true, report: toOutput(row!) };
 }
 
-/** Anyone who can see a post reports it (in the post's territory); an unknown or unseen post is 404, one's own 400. */
-export async function reportPost(ctx: ServiceContext, input: ReportPostInput) {
+/**
+ * Anyone who can see a post reports it (in the post's territory); an unknown or unseen post is 404, one's own 400.
+ * `jobs` sends the threshold job at once when this report reaches the threshold (null: the schedule does).
+ */
+export async function reportPost(ctx: ServiceContext, input: ReportPostInput, jobs: JobSender | null = null) {
   const { em, user } = ctx;
   const post = await postFactsOf(em, input.postId);
-  if (!post || !(await canSeePost(em, user, input.postId))) {
-    // A post the caller cannot see (HIDDEN after a sanction, or residents-only) is not reportable: 404 like unknown.
+  if (!post || !(await canSeePost(em, user, input.postId, { includeHidden: false }))) {
+    // A post the caller cannot see (residents-only) is not reportable: 404 like unknown. Nor is a HIDDEN one, even
+    // for the curators and moderators who still see it: it is already sanctioned.
     throw notFound('Post');
   }
   const access = await requireTerritory(ctx, post.territory_id);
   if (post.author_user_id === user.id) throw cannotReportSelf('your own post');
-  return fileReport(ctx, access, { targetType: 'POST', targetId: input.postId, reason: input.reason, details: input.details });
+  return fileReport(ctx, access, { targetType: 'POST', targetId: input.postId, reason: input.reason, details: input.details }, jobs);
 }
 
 /**
  * Anyone reports a user in a territory: the body's `territoryId`, else the X-Session-Id selection; none is a 400
- * (NO_TERRITORY_SELECTED). Reporting oneself is 400; an unknown user 404.
+ * (NO_TERRITORY_SELECTED). Reporting oneself is 400; an unknown user 404. `jobs` as for `reportPost`.
  */
-export async function reportUser(ctx: ServiceContext, input: ReportUserInput) {
+export async function reportUser(ctx: ServiceContext, input: ReportUserInput, jobs: JobSender | null = null) {
   const access = await requireTerritory(ctx, input.territoryId).catch((error: unknown) => {
     if (error instanceof AppError && error.problemCode === 'NO_TERRITORY_SELECTED') {
       throw badRequest('Name the territory of the report (territoryId) or select one for the session (X-Session-Id).', 'NO_TERRITORY_SELECTED');
@@ -125,7 +162,7 @@ export async function reportUser(ctx: ServiceContext, input: ReportUserInput) {
   });
   if (input.userId.toLowerCase() === ctx.user.id.toLowerCase()) throw cannotReportSelf('yourself');
   if (!(await userExists(ctx.em, input.userId))) throw notFound('User');
-  return fileReport(ctx, access, { targetType: 'USER', targetId: input.userId, reason: input.reason, details: input.details });
+  return fileReport(ctx, access, { targetType: 'USER', targetId: input.userId, reason: input.reason, details: input.details }, jobs);
 }
 
 /** Curators and moderators of the territory (the given one, else the session's selection). */

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { execSql } from '../../db/sql.js';
+import { execSql, pgArray } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { MODERATION_RULE_TYPES } from '../../entities/moderation-rule.entity.js';
 import { normalizeFeatureFlag } from '../../entities/territory.entity.js';
-import { Voting, type VotingStatus, type VotingType } from '../../entities/voting.entity.js';
+import { Voting, VOTING_TRANSITIONS, type VotingStatus, type VotingType } from '../../entities/voting.entity.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
@@ -136,11 +136,23 @@ function requireCreatorOrCurator(access: TerritoryAccess, voting: VotingRow, act
   }
 }
 
-/** Draft -> Open, inside the caller's transaction (the voting row locked); false when not a Draft any more. */
-async function openLocked(tx: EntityManager, votingId: string, now: Date): Promise<boolean> {
-  const opened = await execSql(tx, `update voting set status = 'Open', opened_at_utc = ? where id = ? and status = 'Draft' returning id`, [now, votingId]);
-  return opened.length > 0;
+/**
+ * The one writer of a voting's status: moves it to `to` only from a status VOTING_TRANSITIONS allows (the database's
+ * trigger refuses anything else too). False when the voting is not in such a status any more.
+ */
+async function moveVoting(tx: EntityManager, votingId: string, to: VotingStatus, set: { column: string; value: unknown }[]): Promise<boolean> {
+  const assignments = set.map((s) => `, ${s.column} = ?`).join('');
+  const moved = await execSql(tx, `update voting set status = ?${assignments} where id = ? and status = any(?::text[]) returning id`, [
+    to,
+    ...set.map((s) => s.value),
+    votingId,
+    pgArray(VOTING_TRANSITIONS[to]),
+  ]);
+  return moved.length > 0;
 }
+
+/** Draft -> Open, inside the caller's transaction (the voting row locked); false when not a Draft any more. */
+const openLocked = (tx: EntityManager, votingId: string, now: Date) => moveVoting(tx, votingId, 'Open', [{ column: 'opened_at_utc', value: now }]);
 
 /** The creator or a curator opens a Draft (200 with the voting); anything else is 409 VOTING_NOT_DRAFT. */
 export async function openVoting(ctx: ServiceContext, input: { territoryId: string; votingId: string }) {
@@ -243,13 +255,12 @@ async function applyResult(tx: EntityManager, voting: VotingRow, winner: string,
 /** Closes an Open voting inside the caller's transaction (its row locked for update): tally, status, effects. */
 async function closeLocked(tx: EntityManager, voting: VotingRow, now: Date, actorUserId: string | null) {
   const outcome = tally(voting.options, await voteCounts(tx, voting.id));
-  await execSql(tx, `update voting set status = ?, closed_at_utc = ?, results = ?::jsonb, winner = ? where id = ?`, [
-    outcome.status,
-    now,
-    JSON.stringify(outcome.results),
-    outcome.winner,
-    voting.id,
+  const closed = await moveVoting(tx, voting.id, outcome.status, [
+    { column: 'closed_at_utc', value: now },
+    { column: 'results', value: JSON.stringify(outcome.results) },
+    { column: 'winner', value: outcome.winner },
   ]);
+  if (!closed) throw conflict('Only an Open voting can be closed.', 'VOTING_NOT_OPEN');
   if (outcome.status === 'Approved' && outcome.winner) await applyResult(tx, voting, outcome.winner, actorUserId);
   audit(tx, {
     actorUserId,

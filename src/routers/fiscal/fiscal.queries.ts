@@ -1,0 +1,43 @@
+/**
+ * SQL of the fiscal reads (a territory's pack binding and payment methods), and the read the checkout makes
+ * (`enabledPaymentMethods`): other domains never type SQL against these tables themselves.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
+import type { PaymentMethod } from '../../entities/checkout.entity.js';
+import type { FiscalPackId, FiscalPackStatus } from '../../entities/fiscal.entity.js';
+
+export interface FiscalPackRow {
+  territory_id: string;
+  pack_id: FiscalPackId;
+  status: FiscalPackStatus;
+  municipality_ibge: string | null;
+  activated_by_user_id: string | null;
+  activated_at_utc: string | null;
+}
+
+export function fiscalPackQuery(territoryId: string): SqlQuery {
+  return {
+    sql: `select territory_id, pack_id, status, municipality_ibge, activated_by_user_id, ${isoColumn('activated_at_utc')} as activated_at_utc
+          from territory_fiscal_pack where territory_id = ?::uuid`,
+    params: [territoryId],
+  };
+}
+
+export interface PaymentMethodsRow {
+  methods: PaymentMethod[];
+  updated_at_utc: string;
+}
+
+export function paymentMethodsQuery(territoryId: string): SqlQuery {
+  return {
+    sql: `select methods, ${isoColumn('updated_at_utc')} as updated_at_utc from territory_payment_methods where territory_id = ?::uuid`,
+    params: [territoryId],
+  };
+}
+
+/** The payment methods the territory configured; null when it never did (every method is accepted then). */
+export async function enabledPaymentMethods(em: EntityManager, territoryId: string): Promise<PaymentMethod[] | null> {
+  const [row] = await runSql<PaymentMethodsRow>(em, paymentMethodsQuery(territoryId));
+  return row ? row.methods : null;
+}
