@@ -10,9 +10,12 @@ export type RateBucket = 'auth' | 'feedRead' | 'write' | 'global';
 
 type Hit = { current: number; ttl: number };
 
-/** Where counters live: hits of a key in the current fixed window, and how long the window has left. */
+/**
+ * Where counters live: hits of a key in the current fixed window, and how long the window has left. `limit` is the
+ * bucket's limit, which a store may use to count ahead (see PostgresCounterStore).
+ */
 export interface CounterStore {
-  hit(key: string, windowMs: number): Promise<Hit>;
+  hit(key: string, windowMs: number, limit: number): Promise<Hit>;
   close?(): Promise<void>;
 }
 
@@ -36,36 +39,74 @@ export class MemoryCounterStore implements CounterStore {
 }
 
 /**
- * Counters in PostgreSQL, shared by every API process: one upsert per counted request (an UNLOGGED table), so a
- * caller's limit holds whichever instance a load balancer sends them to. The window is the database's clock.
+ * Counters in PostgreSQL, shared by every API process, so a caller's limit holds whichever instance a load balancer
+ * sends them to (an UNLOGGED table; the window is the database's clock).
+ *
+ * A round trip per request would cost a busy caller as much as the request itself, so a process counts ahead: it
+ * adds a lease of several hits to the shared counter at once and admits the next requests of that key from the lease
+ * without asking again. The lease is counted before it is used, so the processes together never admit more than the
+ * limit; unused permits of a lease only make the caller reach the limit a little early. Leases are small fractions of
+ * what is left (1/8), and small limits (< 64) are counted one hit at a time, exactly.
  */
 export class PostgresCounterStore implements CounterStore {
   /** Its own small pool and a named (server-side prepared) statement: the cheapest round trip pg offers. */
   private readonly pool: pg.Pool;
+  private readonly leases = new Map<string, Lease>();
   constructor(connectionString: string) {
     // Bounded waits: during a database outage a request is let through (the handler answers 503), not held.
     this.pool = new pg.Pool({ connectionString, max: 4, application_name: 'territory-rate-limit', connectionTimeoutMillis: 2000, query_timeout: 2000 });
     // A broken idle connection is replaced on the next query; the error must not crash the process.
     this.pool.on('error', () => undefined);
   }
-  async hit(key: string, windowMs: number): Promise<Hit> {
+  async hit(key: string, windowMs: number, limit: number): Promise<Hit> {
+    const now = Date.now();
+    const lease = this.leases.get(key);
+    const live = lease !== undefined && now < lease.windowEndsAtMs;
+    if (live && lease.left > 0) {
+      lease.left -= 1;
+      return { current: lease.counted - lease.left, ttl: lease.windowEndsAtMs - now };
+    }
+    // Over the limit until the window ends, whatever other processes do: refused without asking again.
+    if (live && lease.counted >= limit) {
+      lease.counted += 1;
+      return { current: lease.counted, ttl: lease.windowEndsAtMs - now };
+    }
+    const size = leaseSize(limit, live ? lease.counted : 0);
     const { rows } = await this.pool.query<{ hits: number; ttl_ms: number }>({
       name: 'rate-limit-hit',
-      text: `insert into rate_limit_counter (key, window_started_at_utc, hits) values ($1, clock_timestamp(), 1)
+      text: `insert into rate_limit_counter (key, window_started_at_utc, hits) values ($1, clock_timestamp(), $3)
              on conflict (key) do update set
-               hits = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => $2) then 1
-                           else rate_limit_counter.hits + 1 end,
+               hits = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => $2) then $3
+                           else rate_limit_counter.hits + $3 end,
                window_started_at_utc = case when rate_limit_counter.window_started_at_utc <= clock_timestamp() - make_interval(secs => $2)
                                             then excluded.window_started_at_utc else rate_limit_counter.window_started_at_utc end
              returning hits, greatest(0, extract(epoch from window_started_at_utc + make_interval(secs => $2) - clock_timestamp()) * 1000)::int as ttl_ms`,
-      values: [key, windowMs / 1000],
+      values: [key, windowMs / 1000, size],
     });
-    const row = rows[0];
-    return { current: row?.hits ?? 1, ttl: row?.ttl_ms ?? windowMs };
+    const counted = rows[0]?.hits ?? size;
+    const ttl = rows[0]?.ttl_ms ?? windowMs;
+    if (this.leases.size > 100_000) this.sweep(now);
+    this.leases.set(key, { counted, left: size - 1, windowEndsAtMs: now + ttl });
+    return { current: counted - (size - 1), ttl };
+  }
+  private sweep(now: number) {
+    for (const [key, lease] of this.leases) if (lease.windowEndsAtMs <= now) this.leases.delete(key);
   }
   close() {
     return this.pool.end();
   }
+}
+
+/** Hits counted ahead in the shared counter (`counted` includes them); `left` of them not used yet. */
+type Lease = { counted: number; left: number; windowEndsAtMs: number };
+
+const EXACT_BELOW = 64;
+const MAX_LEASE = 256;
+
+/** How many hits to count at once: one for small limits, else an eighth of what is left, at most MAX_LEASE. */
+export function leaseSize(limit: number, counted: number): number {
+  if (limit < EXACT_BELOW) return 1;
+  return Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - counted) / 8)));
 }
 
 /**
@@ -76,8 +117,8 @@ export class PostgresCounterStore implements CounterStore {
  */
 export class RateLimiter {
   constructor(private readonly store: CounterStore = new MemoryCounterStore()) {}
-  incr(key: string, cb: (err: Error | null, res: Hit) => void, timeWindow: number) {
-    this.store.hit(key, timeWindow).then(
+  incr(key: string, cb: (err: Error | null, res: Hit) => void, timeWindow: number, max: number) {
+    this.store.hit(key, timeWindow, max).then(
       (res) => cb(null, res),
       (error: unknown) => cb(error instanceof Error ? error : new Error(String(error)), { current: 0, ttl: timeWindow }),
     );
@@ -86,8 +127,9 @@ export class RateLimiter {
   async charge(config: AppConfig, bucket: RateBucket, callerKey: string): Promise<boolean> {
     const windowMs = config.rateLimit.windowSeconds * 1000;
     try {
-      const res = await this.store.hit(`${callerKey}${bucket === 'global' ? '' : `:${bucket}`}`, windowMs);
-      return res.current <= bucketLimit(config, bucket);
+      const limit = bucketLimit(config, bucket);
+      const res = await this.store.hit(`${callerKey}${bucket === 'global' ? '' : `:${bucket}`}`, windowMs, limit);
+      return res.current <= limit;
     } catch {
       return true;
     }

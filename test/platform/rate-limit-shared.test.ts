@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BuiltApp } from '../../src/app.js';
+import { leaseSize, PostgresCounterStore } from '../../src/http/rate-limit.js';
 import { runAuthCleanup } from '../../src/routers/auth/auth-cleanup.job.js';
 import { newUser } from '../factories/index.js';
 import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
@@ -62,5 +63,37 @@ describe('rate limits across API instances', () => {
     const left = await a.sql<{ key: string }>('select key from rate_limit_counter');
     expect(left.map((r) => r.key)).not.toContain(stale!.key);
     expect(left.length).toBe(rows.length - 1);
+  });
+
+  it('large limits are counted ahead in leases: two processes together admit at most the limit, with few round trips', async () => {
+    const limit = 2000;
+    const stores = [new PostgresCounterStore(a.databaseUrl), new PostgresCounterStore(a.databaseUrl)];
+    const roundTrips = stores.map((store) => vi.spyOn((store as unknown as { pool: { query: () => unknown } }).pool, 'query'));
+    try {
+      let admitted = 0;
+      for (let i = 0; i < 2600; i++) {
+        const res = await stores[i % 2]!.hit('u:lease-test', 60_000, limit);
+        if (res.current <= limit) admitted += 1;
+      }
+      const [row] = await a.sql<{ hits: number }>(`select hits from rate_limit_counter where key = 'u:lease-test'`);
+      // Never more than the limit; unused permits of the last leases are at most two leases of an almost spent bucket.
+      expect(admitted).toBeLessThanOrEqual(limit);
+      expect(admitted).toBeGreaterThan(limit - 2 * leaseSize(limit, limit - 16));
+      // Every admitted hit is in the shared counter, yet 2600 hits took a few dozen round trips, not 2600 (once over
+      // the limit, a process refuses until the window ends without asking again).
+      expect(row!.hits).toBeGreaterThanOrEqual(admitted);
+      const calls = roundTrips.reduce((n, spy) => n + spy.mock.calls.length, 0);
+      expect(calls).toBeLessThan(200);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it('lease sizes: exact below 64, an eighth of what is left above, at most 256', () => {
+    expect(leaseSize(6, 0)).toBe(1);
+    expect(leaseSize(63, 0)).toBe(1);
+    expect(leaseSize(80, 0)).toBe(10);
+    expect(leaseSize(80, 75)).toBe(1);
+    expect(leaseSize(100_000, 0)).toBe(256);
   });
 });
