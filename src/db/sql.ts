@@ -13,6 +13,7 @@
  * Timestamps leave SQL as ISO 8601 UTC strings through `isoColumn`, so the wire format never depends on the driver.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 
 /** A statement and its `?` parameters, built by a `*.queries.ts` function. */
 export interface SqlQuery {
@@ -23,6 +24,30 @@ export interface SqlQuery {
 /** The one way to run SQL: inside the caller's unit of work (its transaction, when one is open). */
 export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
   return em.execute<T[]>(query.sql, query.params);
+}
+
+/**
+ * A hot read (a territory by id, nearby, search, events nearby, pins, a feed page, the caller's access row): outside
+ * a transaction it goes straight to the ORM's own `pg` pool with real parameters, as the bare benchmark baseline does.
+ * MikroORM's `execute` formats parameters into the SQL text and runs it through kysely: about an eighth of a by-id
+ * request on the profile (bench/PROFILE.md). `prepared` names the statement, so each connection parses and plans it
+ * once: for single-row key lookups only, whose generic plan is the custom one; list queries keep a plan per call
+ * (their best plan depends on the values). Inside a transaction it is `runSql`, on the transaction's connection.
+ */
+export async function runHotRead<T>(em: EntityManager, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
+  if (em.isInTransaction()) return runSql<T>(em, query);
+  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+  const { sql, params } = toNumberedParams(query);
+  const name = options.prepared ? statementName(sql) : undefined;
+  return (await pool.query({ text: sql, values: params, ...(name ? { name } : {}) })).rows as T[];
+}
+
+const statementNames = new Map<string, string>();
+/** One name per statement text; bounded, so a text built from values could never grow every connection's cache. */
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (!name && statementNames.size < 64) statementNames.set(sql, (name = `hot_${statementNames.size + 1}`));
+  return name;
 }
 
 /** Shorthand for a statement that is not built by a query function. */

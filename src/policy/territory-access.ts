@@ -15,7 +15,7 @@
  */
 import type { MembershipRole, TerritoryCapability } from '../entities/membership.entity.js';
 import type { TerritoryFeatureFlag } from '../entities/territory.entity.js';
-import { runSql } from '../db/sql.js';
+import { runHotRead } from '../db/sql.js';
 import { AppError, forbidden, notFound, type ProblemCode } from '../platform/problems.js';
 import { type AuthUser, isSystemAdmin, type PublicServiceContext } from '../platform/service-context.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from './access.queries.js';
@@ -192,7 +192,9 @@ export async function requireTerritory(
   opts: RequireTerritoryOptions = {},
 ): Promise<TerritoryAccess> {
   const userId = ctx.user?.id ?? null;
-  const [row] = await runSql<TerritoryAccessRow>(ctx.em, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null));
+  const [row] = await runHotRead<TerritoryAccessRow>(ctx.em, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null), {
+    prepared: true,
+  });
   if (!row?.target_id) throw noTerritorySelected();
   if (!row.id) throw notFound('Territory');
   const access = toAccess(row, ctx.user);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
@@ -204,7 +204,7 @@ type NearbyRow = EventRow & { distance_km: number };
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
 
 async function nearbyRows(em: EntityManager, viewerId: string, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
-  const rows = await runSql<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
+  const rows = await runHotRead<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
   return (await withMedia(em, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
 }
 
@@ -218,7 +218,7 @@ export async function pageNearbyEvents(ctx: ServiceContext, input: { lat: number
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [items, count] = await Promise.all([
     nearbyRows(ctx.em, ctx.user.id, point, offset, limit),
-    runSql<{ total: number }>(ctx.em, nearbyEventsCountQuery(point)),
+    runHotRead<{ total: number }>(ctx.em, nearbyEventsCountQuery(point)),
   ]);
   return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

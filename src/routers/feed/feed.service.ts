@@ -1,5 +1,5 @@
 import { type EntityManager, ForeignKeyConstraintViolationException } from '@mikro-orm/postgresql';
-import { execSql, pgArray, runSql } from '../../db/sql.js';
+import { execSql, pgArray, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -165,15 +165,15 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
 /** A territory's feed (territoryId, else the session's territory), newest first, through the visibility layers. */
 export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
   const { viewer, filter } = await feedQueryParts(ctx, input);
-  return toItems(ctx.em, await runSql<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
+  return toItems(ctx.em, await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
 }
 
 export async function pageFeed(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number }) {
   const { viewer, filter } = await feedQueryParts(ctx, input);
   const { em } = ctx;
   const [rows, count] = await Promise.all([
-    runSql<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
-    runSql<{ total: number }>(em, feedCountQuery(viewer, filter)),
+    runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
+    runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter)),
   ]);
   return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

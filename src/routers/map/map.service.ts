@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn, runSql } from '../../db/sql.js';
+import { execSql, isoColumn, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { MapEntity, type MapEntityStatus, type MapEntityVisibility } from '../../entities/map.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -228,7 +228,7 @@ const pinFilter = (input: PinsInput) => ({
 export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
   const viewer = await viewerOf(ctx, input.territoryId);
   const query = pinsQuery(viewer, pinFilter(input), input.skip, input.take);
-  return query ? (await runSql<PinRow>(ctx.em, query)).map(toPinOutput) : [];
+  return query ? (await runHotRead<PinRow>(ctx.em, query)).map(toPinOutput) : [];
 }
 
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
@@ -239,8 +239,8 @@ export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNum
   const query = pinsQuery(viewer, filter, offset, limit);
   const count = pinsCountQuery(viewer, filter);
   const [rows, total] = await Promise.all([
-    query ? runSql<PinRow>(em, query) : Promise.resolve([]),
-    count ? runSql<{ total: number }>(em, count) : Promise.resolve([{ total: 0 }]),
+    query ? runHotRead<PinRow>(em, query) : Promise.resolve([]),
+    count ? runHotRead<{ total: number }>(em, count) : Promise.resolve([{ total: 0 }]),
   ]);
   return toPage(rows.map(toPinOutput), total[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

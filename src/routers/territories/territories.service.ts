@@ -1,6 +1,6 @@
 import { type EntityManager, ForeignKeyConstraintViolationException, type InferEntity, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { normalizeFeatureFlag, Territory, TERRITORY_FEATURE_FLAGS, type TerritoryFeatureFlag, type TerritoryStatus } from '../../entities/territory.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -54,7 +54,7 @@ type ByIdRow = TerritoryRow & { suggested_by_user_id: string | null; enabled_fla
 const HIDDEN_STATUSES: readonly string[] = ['PENDING', 'REJECTED'];
 
 async function loadVisible(em: EntityManager, user: AuthUser, id: string): Promise<ByIdRow> {
-  const [row] = await runSql<ByIdRow>(em, territoryByIdQuery(id));
+  const [row] = await runHotRead<ByIdRow>(em, territoryByIdQuery(id), { prepared: true });
   const visible = row && (!HIDDEN_STATUSES.includes(row.status) || row.suggested_by_user_id === user.id || hasPermission(user, 'SYSTEM_ADMIN'));
   if (!row || !visible) throw notFound('Territory');
   return row;
@@ -71,7 +71,7 @@ export async function pageActive(ctx: PublicServiceContext, input: { pageNumber:
 
 export async function search(ctx: PublicServiceContext, input: SearchFilter & { skip: number; take: number }) {
   const { skip, take, ...filter } = input;
-  const rows = await runSql<TerritoryRow>(ctx.em, searchQuery({ ...filter, offset: skip, limit: take }));
+  const rows = await runHotRead<TerritoryRow>(ctx.em, searchQuery({ ...filter, offset: skip, limit: take }));
   return rows.map(rowToOutput);
 }
 
@@ -80,14 +80,14 @@ export async function searchPaged(ctx: PublicServiceContext, input: SearchFilter
   const { pageNumber, pageSize, ...filter } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
-    runSql<TerritoryRow>(em, searchQuery({ ...filter, offset, limit })),
-    runSql<{ total: number }>(em, searchCountQuery(filter)),
+    runHotRead<TerritoryRow>(em, searchQuery({ ...filter, offset, limit })),
+    runHotRead<{ total: number }>(em, searchCountQuery(filter)),
   ]);
   return toPage(rows.map(rowToOutput), count[0]?.total ?? 0, pageNumber, pageSize);
 }
 
 export async function nearby(ctx: PublicServiceContext, input: z.infer<typeof nearbyInput>): Promise<NearbyTerritoryOutput[]> {
-  const rows = await runSql<TerritoryRow & { distance_km: number }>(
+  const rows = await runHotRead<TerritoryRow & { distance_km: number }>(
     ctx.em,
     nearbyQuery({ lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, limit: input.limit }),
   );
