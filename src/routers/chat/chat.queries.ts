@@ -26,6 +26,9 @@ export interface ConversationRow {
   unread_count: number;
 }
 
+/** A conversation as access checks see it: no unread count (which grows with the history; see below). */
+export type ConversationAccessRow = Omit<ConversationRow, 'unread_count'>;
+
 /**
  * Conversations with the viewer's role and unread count: messages of others after the viewer's read marker, counted
  * on the (conversation_id, seq) index.
@@ -38,6 +41,23 @@ const CONVERSATION_SELECT = `
            where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?) as unread_count
     from chat_conversation c
     left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
+
+/**
+ * The access check of every chat call and of every wake of a live stream reads this: the unread count (a scan of the
+ * messages after the reader's marker, the whole history for a reader without one) is left to the reads that answer
+ * it, or 1000 subscribers of a large channel would each count its history on every message.
+ */
+const CONVERSATION_ACCESS_SELECT = `
+  select c.id, c.territory_id, c.kind, c.status, c.name, c.description, c.created_by_user_id,
+         ${isoColumn('c.created_at_utc')} as created_at_utc, ${isoColumn('c.last_message_at_utc')} as last_message_at_utc,
+         c.last_message_preview, c.last_seq, p.role as my_role
+    from chat_conversation c
+    left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
+
+export async function conversationForAccess(em: EntityManager, id: string, viewerId: string): Promise<ConversationAccessRow | null> {
+  const [row] = await runSql<ConversationAccessRow>(em, { sql: `${CONVERSATION_ACCESS_SELECT} where c.id = ?`, params: [viewerId, id] });
+  return row ?? null;
+}
 
 export function conversationByIdQuery(id: string, viewerId: string): SqlQuery {
   return { sql: `${CONVERSATION_SELECT} where c.id = ?`, params: [viewerId, viewerId, id] };

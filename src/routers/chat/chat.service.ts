@@ -32,6 +32,8 @@ import { curatorIdsOf } from '../memberships/memberships.queries.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import {
   conversationById,
+  type ConversationAccessRow,
+  conversationForAccess,
   type ConversationRow,
   conversationOfMessage,
   directRecipientOf,
@@ -103,7 +105,7 @@ const isVerifiedResident = (user: AuthUser, access: TerritoryAccess) => isVerifi
 type Need = 'read' | 'write' | 'view';
 
 /** Whether the caller may read (`read`), write (`write`) or see the details of (`view`) the conversation. */
-function allows(need: Need, conv: ConversationRow, access: TerritoryAccess, user: AuthUser): boolean {
+function allows(need: Need, conv: ConversationAccessRow, access: TerritoryAccess, user: AuthUser): boolean {
   const participant = conv.my_role !== null;
   switch (conv.kind) {
     case 'TERRITORY_PUBLIC':
@@ -118,7 +120,7 @@ function allows(need: Need, conv: ConversationRow, access: TerritoryAccess, user
   }
 }
 
-function refusal(need: Need, conv: ConversationRow, user: AuthUser): AppError {
+function refusal(need: Need, conv: ConversationAccessRow, user: AuthUser): AppError {
   if ((conv.kind === 'TERRITORY_PUBLIC' && need === 'write') || conv.kind === 'TERRITORY_RESIDENTS') {
     if (!isVerified(user)) return forbidden('Only identity-verified users can do this in this channel.', 'IDENTITY_NOT_VERIFIED');
     return forbidden('Only residents of this territory can do this in this channel.', 'NOT_RESIDENT');
@@ -128,13 +130,13 @@ function refusal(need: Need, conv: ConversationRow, user: AuthUser): AppError {
 }
 
 interface OpenConversation {
-  conv: ConversationRow;
+  conv: ConversationAccessRow;
   access: TerritoryAccess;
 }
 
 /** The conversation (404), its territory's flags (404 CHAT_DISABLED), then the permission table (403). */
 async function openConversation(ctx: ServiceContext, conversationId: string, need: Need): Promise<OpenConversation> {
-  const conv = await conversationById(ctx.em, conversationId, ctx.user.id);
+  const conv = await conversationForAccess(ctx.em, conversationId, ctx.user.id);
   if (!conv) throw notFound('Conversation');
   const access = await chatTerritory(ctx, conv.territory_id, KIND_FLAGS[conv.kind]);
   if (!allows(need, conv, access, ctx.user)) throw refusal(need, conv, ctx.user);
@@ -337,11 +339,11 @@ async function assertNotBlocked(em: EntityManager, a: string, b: string) {
 
 export async function getConversation(ctx: ServiceContext, input: { conversationId: string }): Promise<ConversationOutput> {
   const { conv } = await openConversation(ctx, input.conversationId, 'view');
-  return toConversation(conv);
+  return loadConversation(ctx.em, conv.id, ctx.user.id);
 }
 
 /** The sequence number below which a page starts (null: from the newest). */
-async function pageStart(em: EntityManager, conv: ConversationRow, input: ListMessagesInput): Promise<number | null> {
+async function pageStart(em: EntityManager, conv: ConversationAccessRow, input: ListMessagesInput): Promise<number | null> {
   const beforeId = input.beforeMessageId ?? input.before;
   if (beforeId) {
     const seq = await messageSeqOf(em, conv.id, beforeId);
