@@ -52,6 +52,7 @@ export class PostgresCounterStore implements CounterStore {
   /** Its own small pool and a named (server-side prepared) statement: the cheapest round trip pg offers. */
   private readonly pool: pg.Pool;
   private readonly leases = new Map<string, Lease>();
+  private readonly refills = new Map<string, Promise<void>>();
   constructor(connectionString: string) {
     // Bounded waits: during a database outage a request is let through (the handler answers 503), not held.
     this.pool = new pg.Pool({ connectionString, max: 4, application_name: 'territory-rate-limit', connectionTimeoutMillis: 2000, query_timeout: 2000 });
@@ -59,19 +60,44 @@ export class PostgresCounterStore implements CounterStore {
     this.pool.on('error', () => undefined);
   }
   async hit(key: string, windowMs: number, limit: number): Promise<Hit> {
+    // Concurrent requests of one key wait for the lease being counted rather than each counting one of their own.
+    for (let inflight = this.refills.get(key); inflight; inflight = this.refills.get(key)) {
+      await inflight.catch(() => undefined);
+      const local = this.fromLease(key, limit);
+      if (local) return local;
+    }
+    const local = this.fromLease(key, limit);
+    if (local) return local;
+    const refill = this.countLease(key, windowMs, limit);
+    const settled = refill.then(() => undefined);
+    this.refills.set(key, settled);
+    try {
+      return await refill;
+    } finally {
+      if (this.refills.get(key) === settled) this.refills.delete(key);
+    }
+  }
+  /** A permit of the key's live lease, or its refusal once over the limit; null when the database must be asked. */
+  private fromLease(key: string, limit: number): Hit | null {
     const now = Date.now();
     const lease = this.leases.get(key);
-    const live = lease !== undefined && now < lease.windowEndsAtMs;
-    if (live && lease.left > 0) {
+    if (!lease || now >= lease.windowEndsAtMs) return null;
+    if (lease.left > 0) {
       lease.left -= 1;
       return { current: lease.counted - lease.left, ttl: lease.windowEndsAtMs - now };
     }
     // Over the limit until the window ends, whatever other processes do: refused without asking again.
-    if (live && lease.counted >= limit) {
+    if (lease.counted >= limit) {
       lease.counted += 1;
       return { current: lease.counted, ttl: lease.windowEndsAtMs - now };
     }
-    const size = leaseSize(limit, live ? lease.counted : 0);
+    return null;
+  }
+  /** Adds a lease to the shared counter and takes its first permit. */
+  private async countLease(key: string, windowMs: number, limit: number): Promise<Hit> {
+    const now = Date.now();
+    const lease = this.leases.get(key);
+    const size = leaseSize(limit, lease && now < lease.windowEndsAtMs ? lease.counted : 0);
     const { rows } = await this.pool.query<{ hits: number; ttl_ms: number }>({
       name: 'rate-limit-hit',
       text: `insert into rate_limit_counter (key, window_started_at_utc, hits) values ($1, clock_timestamp(), $3)

@@ -1,3 +1,5 @@
+import type { TRPCBuiltRouter, TRPCDecorateCreateRouterOptions } from '@trpc/server';
+import type { RootTypes } from '../trpc/root-types.js';
 import { router } from '../trpc/init.js';
 import { registerAccountEraser } from '../platform/account-erasure.js';
 import { erasePermissions } from './access/access.service.js';
@@ -104,8 +106,12 @@ registerMediaReaders({ POST: canSeePost, EVENT: canSeeEvent });
 registerMediaReaders({ CHAT_MESSAGE: canSeeChatMessage });
 registerMediaReaders({ ITEM: canSeeItem });
 
-/** The whole API: every domain router. Its type is what the client SDK imports. */
-export const appRouter = router({
+/**
+ * The whole API: every domain router. Its type is what the client SDK imports. The routers are listed in three named
+ * groups and the type of `appRouter` is written from their names: inferred whole, it is too long for TypeScript's
+ * declaration emit (TS7056), which the SDK's bundled `.d.ts` needs.
+ */
+const platformRouters = {
   auth: authRouter,
   users: usersRouter,
   access: accessRouter,
@@ -126,6 +132,8 @@ export const appRouter = router({
   media: mediaRouter,
   mediaConfig: mediaConfigRouter,
   blocks: blocksRouter,
+};
+const communityRouters = {
   events: eventsRouter,
   alerts: alertsRouter,
   feed: feedRouter,
@@ -133,6 +141,12 @@ export const appRouter = router({
   assets: assetsRouter,
   naturalAssets: naturalAssetsRouter,
   chat: chatRouter,
+  reports: reportsRouter,
+  moderationRules: moderationRulesRouter,
+  votings: votingsRouter,
+  governance: governanceRouter,
+};
+const marketplaceRouters = {
   stores: storesRouter,
   items: itemsRouter,
   inquiries: inquiriesRouter,
@@ -144,10 +158,11 @@ export const appRouter = router({
   fiscal: fiscalRouter,
   cart: cartRouter,
   checkouts: checkoutsRouter,
-  reports: reportsRouter,
-  moderationRules: moderationRulesRouter,
-  votings: votingsRouter,
-  governance: governanceRouter,
-});
+};
+
+export const appRouter: TRPCBuiltRouter<
+  RootTypes,
+  TRPCDecorateCreateRouterOptions<typeof platformRouters & typeof communityRouters & typeof marketplaceRouters>
+> = router({ ...platformRouters, ...communityRouters, ...marketplaceRouters });
 
 export type AppRouter = typeof appRouter;

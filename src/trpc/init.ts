@@ -4,8 +4,11 @@ import { ZodError } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
-import { AppError, databaseUnavailable, type FieldError, invalidValue, isDatabaseUnavailable, isDataException, tooManyRequests } from '../platform/problems.js';
+import { AppError, databaseUnavailable, invalidValue, isDatabaseUnavailable, isDataException, tooManyRequests } from '../platform/problems.js';
 import type { Context } from './context.js';
+import { formatError } from './error-shape.js';
+
+export { zodFieldErrors } from './error-shape.js';
 
 export type AppMeta = OpenApiMeta<{
   /** HTTP status of a successful REST call when not 200 (201 created, 202 accepted for background work, 204 no content). */
@@ -16,38 +19,10 @@ export type AppMeta = OpenApiMeta<{
   rateLimit?: RateBucket;
 }>;
 
-export function zodFieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));
-}
-
 /**
- * The one tRPC instance. No stack traces or internal messages ever leave the server: 5xx messages are replaced,
- * and `data` carries the same stable problem code as the REST body.
+ * The one tRPC instance. No stack traces or internal messages ever leave the server (see `formatError`).
  */
-const t = initTRPC
-  .context<Context>()
-  .meta<AppMeta>()
-  .create({
-    isDev: false,
-    errorFormatter({ shape, error }) {
-      const validation = error.cause instanceof ZodError ? zodFieldErrors(error.cause) : undefined;
-      // AppErrors' messages are safe to show (a 503 DATABASE_UNAVAILABLE); other 5xx are replaced.
-      const internal = shape.data.httpStatus >= 500 && !(error instanceof AppError);
-      // The JSON parser's own message would quote the client's bytes back; keep it generic.
-      const parse = shape.data.code === 'PARSE_ERROR' || error.cause instanceof SyntaxError;
-      return {
-        message: internal ? 'Internal server error' : parse ? 'The request could not be parsed.' : validation ? 'Validation failed' : shape.message,
-        code: shape.code,
-        data: {
-          code: shape.data.code,
-          httpStatus: shape.data.httpStatus,
-          path: shape.data.path,
-          problemCode: error instanceof AppError ? error.problemCode : validation ? 'VALIDATION_FAILED' : shape.data.code,
-          errors: error instanceof AppError ? (error.errors ?? null) : (validation ?? null),
-        },
-      };
-    },
-  });
+const t = initTRPC.context<Context>().meta<AppMeta>().create({ isDev: false, errorFormatter: formatError });
 
 /**
  * The one call pipeline, run by every single call whatever its transport (a REST request, one call of an HTTP
@@ -140,6 +115,7 @@ async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, 
 }
 
 export const router = t.router;
+
 export const middleware = t.middleware;
 export const baseProcedure = t.procedure.use(callPipeline);
 export const createCallerFactory = t.createCallerFactory;

@@ -89,6 +89,18 @@ describe('rate limits across API instances', () => {
     }
   });
 
+  it('concurrent requests of one caller share the lease being counted: 50 at once under a limit of 100 are all admitted', async () => {
+    const store = new PostgresCounterStore(a.databaseUrl);
+    try {
+      const hits = await Promise.all(Array.from({ length: 50 }, () => store.hit('u:concurrent-lease', 60_000, 100)));
+      expect(hits.filter((h) => h.current <= 100)).toHaveLength(50);
+      const [row] = await a.sql<{ hits: number }>(`select hits from rate_limit_counter where key = 'u:concurrent-lease'`);
+      expect(row!.hits).toBeLessThanOrEqual(100);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('lease sizes: exact below 64, an eighth of what is left above, at most 256', () => {
     expect(leaseSize(6, 0)).toBe(1);
     expect(leaseSize(63, 0)).toBe(1);
