@@ -1,4 +1,4 @@
-import { createTRPCClient, createWSClient, httpBatchLink, splitLink, wsLink, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, createWSClient, httpBatchLink, type OperationLink, splitLink, type TRPCClient, type TRPCLink, wsLink } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../src/routers/index.js';
 
@@ -45,22 +45,31 @@ export function createTerritoryClient(options: TerritoryClientOptions): Territor
   const base = trimSlash(options.url);
   const resolveToken = async () => (options.getToken ? await options.getToken() : options.token) ?? null;
 
-  const wsClient = createWSClient({
-    url: trpcWebSocketUrl(base),
-    WebSocket: options.WebSocket,
-    // The server reads `token` from the connection params (browsers cannot set headers on a WebSocket).
-    connectionParams: async () => {
-      const token = await resolveToken();
-      return token ? { token } : null;
-    },
-    lazy: { enabled: true, closeMs: options.wsIdleCloseMs ?? 10_000 },
-  });
+  // Made on the first subscription: a runtime without WebSocket (Node 20) can still make every other call.
+  const subscriptions: TRPCLink<AppRouter> = (runtime) => {
+    let link: OperationLink<AppRouter> | undefined;
+    return (op) => {
+      link ??= wsLink<AppRouter>({
+        client: createWSClient({
+          url: trpcWebSocketUrl(base),
+          WebSocket: options.WebSocket,
+          // The server reads `token` from the connection params (browsers cannot set headers on a WebSocket).
+          connectionParams: async () => {
+            const token = await resolveToken();
+            return token ? { token } : null;
+          },
+          lazy: { enabled: true, closeMs: options.wsIdleCloseMs ?? 10_000 },
+        }),
+      })(runtime);
+      return link(op);
+    };
+  };
 
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: wsLink<AppRouter>({ client: wsClient }),
+        true: subscriptions,
         false: httpBatchLink<AppRouter>({
           url: `${base}/trpc`,
           fetch: options.fetch,

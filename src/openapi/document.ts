@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { restOperations } from './plugin.js';
 
+const OAUTH_TOKEN_PATH = '/oauth/token';
+
 export const problemSchema = z
   .object({
     type: z.string(),
@@ -98,6 +100,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
       }
       for (const status of Object.keys(operation.responses)) {
         if (Number(status) < 400) continue;
+        // The token endpoint answers its errors in RFC 6749's own body, as its route declares (not problem details).
+        if (path === OAUTH_TOKEN_PATH && status !== '429') continue;
         operation.responses[status] = {
           description: ERROR_TEXT[status] ?? 'Error',
           content: isJourney

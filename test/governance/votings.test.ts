@@ -105,6 +105,8 @@ describe('votings', () => {
       results: { Parks: 1, Lighting: 2, Sidewalks: 0 },
       winner: 'Lighting',
     });
+    // The options in the proposal's order, not jsonb's key order.
+    expect(Object.keys(results.json().results)).toEqual(['Parks', 'Lighting', 'Sidewalks']);
   });
 
   it('an unknown option is 400 UNKNOWN_VOTING_OPTION; a tie or no votes is Rejected', async () => {

@@ -232,13 +232,9 @@ export async function claimPayouts(em: EntityManager, territoryId: string, now: 
       where territory_id = ? and status = 'READY' and payout_id is null order by seller_user_id`,
     [territoryId],
   );
+  const sellerIds = sellers.map((s) => s.seller_user_id);
   let created = 0;
-  for (const batch of chunksOf(
-    sellers.map((s) => s.seller_user_id),
-    CLAIM_BATCH_SELLERS,
-  )) {
-    created += await claimBatch(em, territoryId, batch, minimum, maximum, now);
-  }
+  for (const batch of chunksOf(sellerIds, CLAIM_BATCH_SELLERS)) created += await claimBatch(em, territoryId, batch, minimum, maximum, now);
   return created;
 }
 

@@ -289,7 +289,9 @@ export async function getResults(ctx: ServiceContext, input: { territoryId: stri
   const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
   const voting = await visibleVoting(ctx, access, input.votingId);
   if (!CLOSED.includes(voting.status)) throw conflict('Results are available once the voting is closed.', 'VOTING_NOT_CLOSED');
-  const results = voting.results ?? tally(voting.options, await voteCounts(ctx.em, voting.id)).results;
+  const recorded = voting.results ?? tally(voting.options, await voteCounts(ctx.em, voting.id)).results;
+  // In the proposal's order of options (jsonb keeps its keys in its own order).
+  const results: Record<string, number> = Object.fromEntries(voting.options.map((o) => [o, recorded[o] ?? 0]));
   const totalVotes = Object.values(results).reduce((a, b) => a + b, 0);
   return { votingId: voting.id, status: voting.status, totalVotes, results, winner: voting.winner };
 }
