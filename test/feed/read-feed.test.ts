@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { countRows, newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { type FeedItem, feedIds, insertAsset, insertMapEntity, insertPost, postOk, UNKNOWN_ID } from './helpers.js';
 
@@ -76,6 +76,15 @@ describe('GET /api/v1/feed: visibility layers (rule 4)', () => {
     expect(mineIds).not.toContain(rejected);
     expect(mineIds).toContain(hidden);
     for (const other of [reader, visitor, stranger, blockedAuthor]) expect(await feedIds(t, other, `territoryId=${territory.id}`)).not.toContain(hidden);
+  });
+
+  it('a hidden post can be deleted by its author (and no one else but a curator)', async () => {
+    const hidden = await insertPost(t, { territoryId: territory.id, authorUserId: author.id, status: 'HIDDEN' });
+    for (const other of [reader, await newModerator(t, territory)]) {
+      expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/feed/${hidden}`, headers: other.headers })).statusCode).not.toBe(204);
+    }
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/feed/${hidden}`, headers: author.headers })).statusCode).toBe(204);
+    expect(await countRows(t, 'post', 'id = $1', [hidden])).toBe(0);
   });
 
   it('answers the feed item shape with the author', async () => {

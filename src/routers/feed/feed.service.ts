@@ -321,7 +321,8 @@ export async function deletePost(ctx: ServiceContext, input: { id: string }): Pr
     const curator = access.holds('CURATOR');
     const author = post.author_user_id === user.id;
     if (!curator) {
-      if (!(await canSee(tx, user, post, access))) throw postNotFound();
+      // A hidden post is read-only, but its author may still take it down.
+      if (!(await canSee(tx, user, post, access, true))) throw postNotFound();
       if (!author) throw forbidden('Only the author or a curator of the territory can delete this post.', 'NOT_AUTHOR');
     }
     await deleteMediaOf(tx, 'POST', postId);
