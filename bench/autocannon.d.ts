@@ -22,6 +22,8 @@ declare module 'autocannon' {
 
   interface Request extends RequestParams {
     setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | undefined;
+    /** Called with every answer (the body is collected whether or not this is set); header names as sent. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
   }
 
   interface Options {

@@ -22,9 +22,16 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
+/**
+ * `BENCH_CPU_PROF=<dir>`: the children run under `node --cpu-prof`, each writing `<name>-<ms>.cpuprofile` into that
+ * directory when it stops (Node refuses the flag in NODE_OPTIONS).
+ */
+const profileDir = process.env.BENCH_CPU_PROF;
+
 /** Starts `node --import tsx <script>` and resolves with its address once it listens. */
 export function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ServerChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

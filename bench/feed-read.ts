@@ -14,9 +14,9 @@ import type { BenchSize, SeedStep } from './seed.js';
 /** Few authors write the whole feed (as in a real neighbourhood, a handful of people post most). */
 const AUTHORS = 8;
 const TAGS = ['news', 'safety', 'events', 'market', 'lost and found', 'transport', 'water', 'schools', 'health', 'sports', 'culture', 'help'];
-const PAGE_SIZE = 20;
+export const PAGE_SIZE = 20;
 /** Readers page through the newest posts: the requests rotate over the first pages. */
-const PAGES = 50;
+export const PAGES = 50;
 
 const postsOf = (size: BenchSize) => (size.mode === 'smoke' ? 5_000 : 200_000);
 
@@ -24,7 +24,7 @@ const postsOf = (size: BenchSize) => (size.mode === 'smoke' ? 5_000 : 200_000);
  * The feed's territory: one ACTIVE territory picked the same way every run, from the other end of the md5 order than
  * the map scenario's, so the two never share a territory.
  */
-async function feedTerritoryId(db: pg.Client): Promise<string> {
+export async function feedTerritoryId(db: pg.Client): Promise<string> {
   const { rows } = await db.query<{ id: string }>(`select id from territory where status = 'ACTIVE' order by md5(id::text) desc limit 1`);
   const id = rows[0]?.id;
   if (!id) throw new Error('the feed seed needs the territories step first');
@@ -101,9 +101,10 @@ export const feedSeed: SeedStep = {
 /**
  * The reader's side of the feed: the bench user becomes a geo-verified RESIDENT of the feed territory (so
  * RESIDENTS_ONLY posts are in their feed) and has liked some posts (so `likedByMe` varies). The bench user is
- * inserted after the seed steps (run.ts), so this runs when the requests are built, once per run.
+ * inserted after the seed steps (run.ts), so this runs when the requests are built; idempotent (the journeys
+ * scenarios call it too).
  */
-async function prepareReader(db: pg.Client, territoryId: string) {
+export async function prepareReader(db: pg.Client, territoryId: string) {
   const user = `(select id from app_user where auth_provider = 'bench' and external_id = 'bench-user')`;
   await db.query(
     `insert into territory_membership (id, created_at_utc, territory_id, user_id, role, geo_verified_at_utc, document_verified_at_utc, capabilities)
@@ -137,7 +138,7 @@ async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQu
 }
 
 /** The same lookup as the media service's `mediaUrlsOf` (the ORM expands the id list into one placeholder each). */
-async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
+export async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
   const out = new Map<string, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
   const unique = [...new Set(ids)];
@@ -153,7 +154,7 @@ async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
 }
 
 /** The API's JSON of a feed item, built by hand: what a bare route would answer. */
-const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
+export const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
   id: r.id,
   territoryId: r.territory_id,
   title: r.title,

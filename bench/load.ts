@@ -8,14 +8,26 @@ export interface LoadFigures {
   /** Answers other than 2xx, plus socket errors and timeouts: a correct run has none. */
   failures: number;
   statusCodes: Record<string, number>;
+  /** With `countHeader`: how many answers carried each value of that header (`(none)`: absent). */
+  headerCounts?: Record<string, number>;
 }
+
+/** A request of the rotation: a path, or a path with headers of its own (added to the common ones). */
+export type RotatedRequest = string | { path: string; headers: Record<string, string> };
 
 export interface LoadOptions {
   baseUrl: string;
-  paths: string[];
+  paths: RotatedRequest[];
   headers?: Record<string, string>;
   connections: number;
   durationSeconds: number;
+  /**
+   * Where the rotation goes on from (default: a fresh one from the first request). Shared by a warm-up and the
+   * measured run, the latter continues where the former stopped instead of sending its requests again.
+   */
+  rotation?: { next: number };
+  /** Tallies the values of this response header (name in lower case), e.g. `x-cache`. */
+  countHeader?: string;
 }
 
 let running: { stop(): void } | null = null;
@@ -27,7 +39,9 @@ export function stopLoad() {
 
 /** Drives GET requests at `baseUrl`, rotating through `paths` (every request takes the next one). */
 export async function drive(options: LoadOptions): Promise<LoadFigures> {
-  let next = 0;
+  const rotation = options.rotation ?? { next: 0 };
+  const counted = options.countHeader;
+  const headerCounts: Record<string, number> = {};
   const instance = autocannon({
     url: options.baseUrl,
     connections: options.connections,
@@ -37,7 +51,21 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
     requests: [
       {
         method: 'GET',
-        setupRequest: (request) => ({ ...request, path: options.paths[next++ % options.paths.length] }),
+        setupRequest: (request) => {
+          const next = options.paths[rotation.next++ % options.paths.length] as RotatedRequest;
+          return typeof next === 'string' ? { ...request, path: next } : { ...request, path: next.path, headers: next.headers };
+        },
+        ...(counted
+          ? {
+              onResponse: (_status, _body, _context, headers) => {
+                // Header names come as the server spelled them.
+                const name = Object.keys(headers).find((h) => h.toLowerCase() === counted);
+                const value = name === undefined ? undefined : headers[name];
+                const key = value === undefined ? '(none)' : String(value);
+                headerCounts[key] = (headerCounts[key] ?? 0) + 1;
+              },
+            }
+          : {}),
       },
     ],
   });
@@ -52,6 +80,7 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
     statusCodes,
+    ...(counted ? { headerCounts } : {}),
   };
 }
 

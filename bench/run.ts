@@ -18,7 +18,7 @@ import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
-import { drive, type LoadFigures, stopLoad } from './load.js';
+import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.js';
 import type { CustomFigures, RequestPair, Scenario } from './scenario.js';
 import { customScenarios, scenarios, seededRandom } from './scenarios.js';
 import { insertBenchUser, SIZES, type SeedStep, territoriesSeed } from './seed.js';
@@ -33,7 +33,12 @@ const only = process.argv
   .map((word) => word.trim().toLowerCase())
   .filter(Boolean);
 const chosen = <T extends { name: string }>(list: T[]) => (only?.length ? list.filter((s) => only.some((word) => s.name.toLowerCase().includes(word))) : list);
-const httpScenarios = chosen(scenarios);
+/** The chosen scenarios and those their targets compare with (measured in the same run), in the list's order. */
+const withCompared = (list: Scenario[]) => {
+  const compared = new Set(list.flatMap((s) => (s.target?.kind === 'p99-within' ? [s.target.of] : [])));
+  return scenarios.filter((s) => list.includes(s) || compared.has(s.name));
+};
+const httpScenarios = withCompared(chosen(scenarios));
 const ownScenarios = chosen(customScenarios);
 const plan = {
   connections: 10,
@@ -143,32 +148,39 @@ interface ScenarioResult {
   distinctRequests: number;
   /** The first requests answered the same status and JSON on both servers. */
   sameAnswer: boolean;
+  /** Measured answers whose `X-Cache` (API, then baseline) was not the scenario's `cache`. */
+  cacheMismatches?: { api: number; baseline: number };
   api: LoadFigures;
   baseline: LoadFigures;
   throughputRatio: number;
   p99Ratio: number;
 }
 
+/** How many of the first requests are sent to both servers and their answers compared before the load. */
+const COMPARED = 5;
+
 async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChild, baseline: ServerChild, token: string): Promise<ScenarioResult> {
   const apiHeaders: Record<string, string> = scenario.authenticated ? { authorization: `Bearer ${token}` } : {};
   let sameAnswer = true;
-  for (const pair of pairs.slice(0, 5)) {
-    const [a, b] = await Promise.all([fetchJson(`${api.url}${pair.api}`, apiHeaders), fetchJson(`${baseline.url}${pair.baseline}`, {})]);
+  for (const pair of pairs.slice(0, COMPARED)) {
+    const [a, b] = await Promise.all([fetchJson(`${api.url}${pair.api}`, pair.apiHeaders ?? apiHeaders), fetchJson(`${baseline.url}${pair.baseline}`, {})]);
     if (a.status !== 200 || !isDeepStrictEqual(a, b)) {
       sameAnswer = false;
       log(`warning: ${scenario.name}: ${pair.api} answered ${a.status} on the API and ${b.status} on the baseline, or different bodies`);
       break;
     }
   }
-  const load = async (target: ServerChild, paths: string[], headers: Record<string, string>) => {
-    const common = { baseUrl: target.url, paths, headers, connections: plan.connections };
+  const load = async (target: ServerChild, paths: RotatedRequest[], headers: Record<string, string>) => {
+    // Cold reads go on through the rotation past the requests compared and the warm-up's: none is sent twice.
+    const rotation = { next: scenario.cache === 'MISS' ? COMPARED : 0 };
+    const common = { baseUrl: target.url, paths, headers, connections: plan.connections, rotation, countHeader: scenario.cache ? 'x-cache' : undefined };
     await drive({ ...common, durationSeconds: plan.warmupSeconds });
     return drive({ ...common, durationSeconds: plan.durationSeconds });
   };
   log(`${scenario.name}: API`);
   const apiFigures = await load(
     api,
-    pairs.map((p) => p.api),
+    pairs.map((p) => (p.apiHeaders ? { path: p.api, headers: p.apiHeaders } : p.api)),
     apiHeaders,
   );
   log(`${scenario.name}: baseline`);
@@ -179,10 +191,13 @@ async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChil
   );
   const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
   const rounded = (f: LoadFigures): LoadFigures => ({ ...f, reqPerSec: round(f.reqPerSec, 1) });
+  const expected = scenario.cache;
+  const mismatches = (f: LoadFigures) => Object.entries(f.headerCounts ?? {}).reduce((n, [value, count]) => (value === expected ? n : n + count), 0);
   return {
     name: scenario.name,
     distinctRequests: pairs.length,
     sameAnswer,
+    ...(expected ? { cacheMismatches: { api: mismatches(apiFigures), baseline: mismatches(baselineFigures) } } : {}),
     api: rounded(apiFigures),
     baseline: rounded(baselineFigures),
     throughputRatio: baselineFigures.reqPerSec > 0 ? round(apiFigures.reqPerSec / baselineFigures.reqPerSec, 3) : 0,
@@ -240,6 +255,60 @@ function printTable(results: ScenarioResult[]) {
   console.log('');
 }
 
+interface TargetResult {
+  scenario: string;
+  /** What is compared, in words. */
+  target: string;
+  ratio: number;
+  holds: boolean;
+  /** False when the figures compared are broken (the run fails): the target then never holds. */
+  valid: boolean;
+}
+
+const cacheMissed = (r: ScenarioResult) => (r.cacheMismatches?.api ?? 0) + (r.cacheMismatches?.baseline ?? 0) > 0;
+/** Failed answers, different answers or the wrong `X-Cache`: the figures are not what they say, and the run fails. */
+const isBroken = (r: ScenarioResult) => r.api.failures > 0 || r.baseline.failures > 0 || !r.sameAnswer || cacheMissed(r);
+
+/** The scenarios' targets (scenario.ts `ScenarioTarget`) from this run's figures; never met on broken figures. */
+function targetsOf(results: ScenarioResult[]): TargetResult[] {
+  const out: TargetResult[] = [];
+  for (const r of results) {
+    const target = scenarios.find((s) => s.name === r.name)?.target;
+    if (!target) continue;
+    if (target.kind === 'p99-within') {
+      const other = results.find((o) => o.name === target.of);
+      if (!other) continue;
+      const ratio = other.api.p99Ms > 0 ? Math.round((r.api.p99Ms / other.api.p99Ms) * 1000) / 1000 : 0;
+      out.push({
+        scenario: r.name,
+        target: `API p99 ${r.api.p99Ms.toFixed(1)} ms / ${target.of} API p99 ${other.api.p99Ms.toFixed(1)} ms within ${target.factor}x`,
+        ratio,
+        valid: !isBroken(r) && !isBroken(other),
+        holds: !isBroken(r) && !isBroken(other) && ratio > 0 && ratio <= target.factor,
+      });
+    } else {
+      out.push({
+        scenario: r.name,
+        target: `API ${r.api.reqPerSec.toFixed(0)} req/s / baseline ${r.baseline.reqPerSec.toFixed(0)} req/s at least ${target.factor}x`,
+        ratio: r.throughputRatio,
+        valid: !isBroken(r),
+        holds: !isBroken(r) && r.throughputRatio >= target.factor,
+      });
+    }
+  }
+  return out;
+}
+
+function printTargets(targets: TargetResult[]) {
+  if (targets.length === 0) return;
+  console.log('targets (printed, not enforced: the machines are shared and noisy):');
+  for (const t of targets) {
+    const verdict = !t.valid ? 'no verdict: broken figures (see the errors below)' : t.holds ? 'holds' : 'does NOT hold';
+    console.log(`  ${t.scenario}: ${t.target}: ${t.ratio.toFixed(2)} -> ${verdict}`);
+  }
+  console.log('');
+}
+
 async function main() {
   log(`${size.mode} run: ${size.territories} territories, ${plan.connections} connections, ${plan.durationSeconds} s per target`);
   const { ownerUrl, appUrl } = await prepareDatabase();
@@ -280,22 +349,27 @@ async function main() {
   const tokenFor = async (id: string) => (await signUserToken(jwt, { userId: id, sessionId: randomUUID(), authenticatedAt: new Date() })).token;
   const token = await tokenFor(userId);
 
-  const random = seededRandom(20261122);
-  const requests = new Map<Scenario, RequestPair[]>();
-  for (const scenario of httpScenarios) requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests }));
-
   const started = await starting;
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) throw failed.reason;
   const [api, baseline] = started.map((s) => (s as PromiseFulfilledResult<ServerChild>).value) as [ServerChild, ServerChild];
   log(`servers up: api ${api.url}, baseline ${baseline.url}`);
 
+  // Once the API listens: a scenario may set itself up through it (the journeys register their client application).
+  const random = seededRandom(20261122);
+  const requests = new Map<Scenario, RequestPair[]>();
+  for (const scenario of httpScenarios) {
+    requests.set(scenario, await scenario.requests({ db: client, random, count: plan.distinctRequests, size, apiUrl: api.url, tokenFor }));
+  }
+
   const results: ScenarioResult[] = [];
   for (const scenario of httpScenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
 
   const custom = await runCustom(api.url, client, tokenFor);
+  const targets = targetsOf(results);
 
   printTable(results);
+  printTargets(targets);
   printCustom(custom);
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const report = {
@@ -307,16 +381,23 @@ async function main() {
     durationSeconds: plan.durationSeconds,
     rows,
     scenarios: results,
+    targets,
     customScenarios: custom,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   log('wrote bench/results/latest.json');
 
-  const broken = results.filter((r) => r.api.failures > 0 || r.baseline.failures > 0 || !r.sameAnswer);
+  const broken = results.filter(isBroken);
   for (const r of broken) {
     console.error(
       `${r.name}: API answers ${JSON.stringify(r.api.statusCodes)}, baseline ${JSON.stringify(r.baseline.statusCodes)}, same answer: ${r.sameAnswer}`,
     );
+    if (cacheMissed(r)) {
+      console.error(
+        `${r.name}: X-Cache of the measured answers: API ${JSON.stringify(r.api.headerCounts)}, baseline ${JSON.stringify(r.baseline.headerCounts)} ` +
+          `(expected ${scenarios.find((s) => s.name === r.name)?.cache} only; a cold rotation of ${r.distinctRequests} requests too short for the load?)`,
+      );
+    }
   }
   const brokenCustom = custom.filter((r) => r.failures > 0);
   for (const r of brokenCustom) console.error(`${r.name}: ${r.failures} failed operations`);

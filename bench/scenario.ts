@@ -8,6 +8,8 @@ export interface RequestPair {
   api: string;
   /** Path and query of the same call on the baseline server. */
   baseline: string;
+  /** Headers of this API call (instead of the bench user's bearer token): a journeys client token and user token. */
+  apiHeaders?: Record<string, string>;
 }
 
 export interface RequestContext {
@@ -16,7 +18,21 @@ export interface RequestContext {
   random: () => number;
   /** How many distinct requests to rotate through. */
   count: number;
+  size: BenchSize;
+  /** The API server's base URL: the requests are built once it listens (a scenario may set up through the API). */
+  apiUrl: string;
+  /** A bearer token the API server accepts for the user. */
+  tokenFor(userId: string): Promise<string>;
 }
+
+/**
+ * A figure of the issue's performance section, computed from the run's results and printed after the table (not
+ * enforced: the machines are shared and noisy; the ratios are what to track):
+ * - `p99-within`: the API p99 of this scenario at most `factor` times the API p99 of the scenario named `of`
+ *   (which `--only` then runs too, so both are measured in the same run);
+ * - `throughput-at-least`: the API req/s at least `factor` times its baseline's.
+ */
+export type ScenarioTarget = { kind: 'p99-within'; of: string; factor: number } | { kind: 'throughput-at-least'; factor: number };
 
 export interface Scenario {
   name: string;
@@ -24,6 +40,13 @@ export interface Scenario {
   /** API calls carry the bench user's bearer token. */
   authenticated: boolean;
   requests(ctx: RequestContext): Promise<RequestPair[]>;
+  /**
+   * The `X-Cache` every measured API answer must carry (the journeys read cache): MISS for cold reads (the rotation
+   * then never repeats a request between the comparison, the warm-up and the measured run), HIT for cache hits
+   * (the warm-up fills the cache). Any other answer fails the run: the figure would not be what it says.
+   */
+  cache?: 'HIT' | 'MISS';
+  target?: ScenarioTarget;
   baseline: {
     /** Fastify route path on the baseline server. */
     path: string;

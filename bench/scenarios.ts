@@ -11,6 +11,7 @@ import { eventsNearbyScenario } from './events-nearby.js';
 import type { CustomScenario, Scenario } from './scenario.js';
 import { mapPinsScenario } from './map-pins.js';
 import { feedReadScenario } from './feed-read.js';
+import { journeysFeedCacheHitScenario, journeysFeedColdScenario } from './journeys.js';
 import { checkoutScenario, itemSearchScenario } from './marketplace.js';
 import { chatFanoutScenario, chatHistoryDeepPageScenario, chatHistoryFirstPageScenario } from './chat.js';
 
@@ -127,6 +128,9 @@ export const scenarios: Scenario[] = [
   mapPinsScenario,
   // After the events scenario: its seed step fills one seeded territory's feed, EVENT posts announcing its event.
   feedReadScenario,
+  // Right after it: the same territory and posts through the journeys API (v2), compared with its figures.
+  journeysFeedColdScenario,
+  journeysFeedCacheHitScenario,
   // After the territory scenarios: their seed steps fill one seeded territory each (marketplace, chat).
   itemSearchScenario,
   chatHistoryFirstPageScenario,
