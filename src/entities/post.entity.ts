@@ -76,6 +76,30 @@ export const Post = defineEntity({
     { name: 'post_alert_idx', expression: `create index "post_alert_idx" on "post" ("alert_id") where alert_id is not null` },
     { name: 'post_asset_ids_idx', expression: `create index "post_asset_ids_idx" on "post" using gin ("asset_ids")` },
   ],
+  // Keeps TerritoryPostCounter in step with every write of a post, whoever writes it (function in its migration).
+  triggers: [
+    {
+      name: 'post_feed_counter',
+      timing: 'after',
+      events: ['insert', 'update', 'delete'],
+      expression: `create trigger "post_feed_counter" after insert or delete or update of "status", "visibility", "territory_id" on "post" for each row execute function post_feed_counter()`,
+    },
+  ],
+});
+
+/**
+ * How many PUBLISHED posts a territory has, per visibility: the feed's `totalCount` without counting a territory's
+ * posts on every page (DESIGN "Performance": exact and cheap). Written only by the `post_feed_counter` trigger, in
+ * the transaction of the post's own write, so it is exact at every commit.
+ */
+export const TerritoryPostCounter = defineEntity({
+  name: 'TerritoryPostCounter',
+  tableName: 'territory_post_counter',
+  properties: {
+    territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade').primary(),
+    visibility: p.string().length(20).$type<PostVisibility>().primary(),
+    publishedCount: p.integer().default(0),
+  },
 });
 
 /** One like per user and post; the composite key makes a repeated like a no-op. */

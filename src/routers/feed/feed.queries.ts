@@ -143,15 +143,44 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
   };
 }
 
-/** How many posts `feedPageQuery` pages through (the `/paged` envelope's totalCount). */
+/**
+ * How many posts `feedPageQuery` pages through (the `/paged` envelope's totalCount). Without an optional filter it is
+ * read from the territory's stored counters (TerritoryPostCounter, kept by a trigger in each post write's transaction)
+ * and corrected for this viewer with index lookups bounded by the viewer's own posts and those of the users they
+ * blocked: exact, and the same cost for a territory of a thousand posts or of a million. A filtered count (interests,
+ * map entity, asset) counts the matching rows (`post_feed_idx_count`).
+ */
 export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
-  const where = feedWhere(viewer, filter);
-  if (!viewer.seesHidden) return { sql: `select count(*)::int as total from post p where ${where.sql}`, params: where.params };
+  const filtered = Boolean(filter.anyTags || filter.mapEntityId || filter.assetId);
+  const published = filtered ? filteredCount(viewer, filter) : storedCount(viewer, filter.territoryId);
+  if (!viewer.seesHidden) return { sql: `select (${published.sql})::int as total`, params: published.params };
   const hidden = feedWhere(viewer, filter, 'HIDDEN');
   return {
-    sql: `select ((select count(*) from post p where ${where.sql}) + (select count(*) from post p where ${hidden.sql}))::int as total`,
-    params: [...where.params, ...hidden.params],
+    sql: `select ((${published.sql}) + (select count(*) from post p where ${hidden.sql}))::int as total`,
+    params: [...published.params, ...hidden.params],
   };
+}
+
+function filteredCount(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
+  const where = feedWhere(viewer, filter);
+  return { sql: `select count(*) from post p where ${where.sql}`, params: where.params };
+}
+
+/** The PUBLISHED posts the viewer sees in the territory, from its stored counters (see feedCountQuery). */
+function storedCount(viewer: FeedViewer, territoryId: string): SqlQuery {
+  const visibilities = pgArray(viewer.seesResidentsOnly ? ['PUBLIC', 'RESIDENTS_ONLY'] : ['PUBLIC']);
+  let sql = `coalesce((select sum(c.published_count) from territory_post_counter c where c.territory_id = ?::uuid and c.visibility = any(?::text[])), 0)`;
+  const params: unknown[] = [territoryId, visibilities];
+  if (!viewer.seesResidentsOnly) {
+    // An author keeps seeing their own RESIDENTS_ONLY posts (as feedWhere says).
+    sql += ` + (select count(*) from post p where p.author_user_id = ?::uuid and p.territory_id = ?::uuid and p.status = 'PUBLISHED' and p.visibility <> 'PUBLIC')`;
+    params.push(viewer.userId, territoryId);
+  }
+  if (viewer.blockedUserIds.length > 0) {
+    sql += ` - (select count(*) from post p where p.author_user_id = any(?::uuid[]) and p.territory_id = ?::uuid and p.status = 'PUBLISHED' and p.visibility = any(?::text[]))`;
+    params.push(pgArray(viewer.blockedUserIds), territoryId, visibilities);
+  }
+  return { sql: `select ${sql}`, params };
 }
 
 /** My posts: every territory (territoryId null) or one, with the same optional filters as the territory feed. */
