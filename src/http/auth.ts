@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
-import { CLOCK_TOLERANCE_SECONDS, type TokenCheck, verifyAccessToken } from '../platform/jwt.js';
+import { CLOCK_TOLERANCE_SECONDS, verifyAccessTokenCached } from '../platform/jwt.js';
 import { isUuid } from '../platform/ids.js';
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
@@ -26,35 +26,11 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Tokens whose signature and claims were verified, until they expire: a client presents the same token on every
- * request of its lifetime, and the HMAC and claim checks need not be repeated for each. Bounded; the oldest entry
- * goes first. Who the token's subject is now (deleted, signed out, permissions) is still read per request below.
- */
-type Verified = Map<string, { check: TokenCheck & { ok: true }; expiresAtMs: number }>;
-/** Per token settings: a token valid for one configuration (key, issuer, audience) says nothing about another. */
-const verifiedBySettings = new WeakMap<AppConfig['jwt'], Verified>();
-const VERIFIED_CACHE_SIZE = 10_000;
-
-async function verifyCached(config: AppConfig, token: string): Promise<TokenCheck> {
-  let verified = verifiedBySettings.get(config.jwt);
-  if (!verified) verifiedBySettings.set(config.jwt, (verified = new Map()));
-  const hit = verified.get(token);
-  if (hit && hit.expiresAtMs > Date.now()) return hit.check;
-  if (hit) verified.delete(token);
-  const check = await verifyAccessToken(config.jwt, token);
-  if (check.ok && typeof check.claims.exp === 'number') {
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
-    verified.set(token, { check, expiresAtMs: check.claims.exp * 1000 });
-  }
-  return check;
-}
-
 export async function resolveBearer(header: string | undefined, config: AppConfig, em: EntityManager): Promise<RequestAuth> {
   if (!header) return { user: null, error: null };
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
-  const check = await verifyCached(config, match[1]);
+  const check = await verifyAccessTokenCached(config.jwt, match[1]);
   if (!check.ok) return { user: null, error: check.reason };
   const { sid, auth_time: authTime } = check.claims;
   if (!isUuid(check.subject) || typeof sid !== 'string' || !isUuid(sid) || typeof authTime !== 'number') return { user: null, error: 'The token is invalid.' };

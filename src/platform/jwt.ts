@@ -77,3 +77,28 @@ export async function verifyAccessToken(settings: JwtSettings, token: string, au
     return { ok: false, reason: 'The token is invalid.' };
   }
 }
+
+/**
+ * `verifyAccessToken`, remembered until the token expires: a client presents the same token on every request of its
+ * lifetime, and the HMAC and claim checks need not be repeated for each. Who the token's subject is now (deleted,
+ * signed out, rotated, deactivated) is still read per request by the callers. Per key and settings: a token valid for
+ * one configuration says nothing about another. Bounded; the oldest entry goes first.
+ */
+export async function verifyAccessTokenCached(settings: JwtSettings, token: string, audience = settings.audience, typ = USER_TOKEN_TYPE): Promise<TokenCheck> {
+  const key = keyOf(settings.signingKey);
+  let verified = verifiedByKey.get(key);
+  if (!verified) verifiedByKey.set(key, (verified = new Map()));
+  const entry = `${typ}\u0000${audience}\u0000${settings.issuer}\u0000${settings.expiresInSeconds}\u0000${token}`;
+  const hit = verified.get(entry);
+  if (hit && hit.expiresAtMs > Date.now()) return hit.check;
+  if (hit) verified.delete(entry);
+  const check = await verifyAccessToken(settings, token, audience, typ);
+  if (check.ok && typeof check.claims.exp === 'number') {
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+    verified.set(entry, { check, expiresAtMs: check.claims.exp * 1000 });
+  }
+  return check;
+}
+
+const verifiedByKey = new WeakMap<Uint8Array, Map<string, { check: TokenCheck; expiresAtMs: number }>>();
+const VERIFIED_CACHE_SIZE = 10_000;

@@ -4,10 +4,10 @@
  * client acts for comes separately, from `X-User-Token` (src/http/auth.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql } from '../db/sql.js';
+import { runHotRead } from '../db/sql.js';
 import { CLIENT_SCOPES, type ClientScope } from '../entities/client-application.entity.js';
 import { isUuid } from '../platform/ids.js';
-import { type JwtSettings, verifyAccessToken } from '../platform/jwt.js';
+import { type JwtSettings, verifyAccessTokenCached } from '../platform/jwt.js';
 
 /** The `typ` of client tokens: never accepted where a user token is expected (`at+jwt`), nor the reverse. */
 export const CLIENT_TOKEN_TYPE = 'client+jwt';
@@ -29,13 +29,14 @@ export const NO_CLIENT: ClientAuth = { client: null, error: 'Client tokens are u
 export async function resolveClientToken(header: string | undefined, jwt: JwtSettings, em: EntityManager): Promise<ClientAuth> {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
-  const check = await verifyAccessToken(clientTokenSettings(jwt), match[1], jwt.audience, CLIENT_TOKEN_TYPE);
+  const check = await verifyAccessTokenCached(clientTokenSettings(jwt), match[1], jwt.audience, CLIENT_TOKEN_TYPE);
   if (!check.ok) return { client: null, error: check.reason === 'The token has expired.' ? check.reason : 'The client token is invalid.' };
   if (!isUuid(check.subject)) return { client: null, error: 'The client token is invalid.' };
-  const [row] = await execSql<{ client_id: string; scopes: ClientScope[]; is_active: boolean; secret_version: number }>(
+  // Read on every call (deactivation and rotation take effect at once): a prepared key lookup.
+  const [row] = await runHotRead<{ client_id: string; scopes: ClientScope[]; is_active: boolean; secret_version: number }>(
     em,
-    'select client_id, scopes, is_active, secret_version from client_application where id = ?',
-    [check.subject],
+    { sql: 'select client_id, scopes, is_active, secret_version from client_application where id = ?::uuid', params: [check.subject] },
+    { prepared: true },
   );
   if (!row?.is_active) return { client: null, error: 'The client application is not active.' };
   // Issued under an earlier secret: the rotation that replaced it ended the token too.
