@@ -76,15 +76,17 @@ export const Post = defineEntity({
     { name: 'post_alert_idx', expression: `create index "post_alert_idx" on "post" ("alert_id") where alert_id is not null` },
     { name: 'post_asset_ids_idx', expression: `create index "post_asset_ids_idx" on "post" using gin ("asset_ids")` },
   ],
-  // Keeps TerritoryPostCounter in step with every write of a post, whoever writes it (function in its migration).
-  triggers: [
-    {
-      name: 'post_feed_counter',
-      timing: 'after',
-      events: ['insert', 'update', 'delete'],
-      expression: `create trigger "post_feed_counter" after insert or delete or update of "status", "visibility", "territory_id" on "post" for each row execute function post_feed_counter()`,
-    },
-  ],
+  // Keep TerritoryPostCounter in step with every statement writing posts, whoever writes them (function in its
+  // migration).
+  triggers: (['insert', 'update', 'delete'] as const).map((event) => ({
+    name: `post_feed_counter_${event}`,
+    timing: 'after' as const,
+    events: [event],
+    forEach: 'statement' as const,
+    expression: `create trigger "post_feed_counter_${event}" after ${event} on "post" referencing ${
+      { insert: 'new table as new_posts', update: 'old table as old_posts new table as new_posts', delete: 'old table as old_posts' }[event]
+    } for each statement execute function post_feed_counter()`,
+  })),
 });
 
 /**
