@@ -2,6 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { fileURLToPath } from 'node:url';
 import { entities } from '../entities/index.js';
+import { unaccentFunction } from '../entities/territory.entity.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -18,6 +19,8 @@ const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 export function ormOptions(clientUrl: string, extra: Partial<Options> = {}): Options {
   return {
     entities,
+    // Database functions the schema diff must know (it drops undeclared ones); trigger functions are not diffed.
+    routines: [unaccentFunction],
     clientUrl,
     extensions: [Migrator],
     migrations: {

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/postgresql';
+import { defineEntity, p, Routine } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 import { User } from './user.entity.js';
 
@@ -40,6 +40,28 @@ export function hasFlag(territory: { enabledFlags: readonly string[] }, flag: Te
 // Lists, nearby and search only ever read ACTIVE rows, so their indexes are partial on that status.
 const ACTIVE = `where status = 'ACTIVE'`;
 
+/**
+ * A column's search key: lower-cased and unaccented by the immutable `public.f_unaccent` (migration
+ * Migration20261125160000), compared byte-wise (collation "C": a prefix is an index range). The search SQL in
+ * territories.queries.ts writes the very same expression.
+ */
+const searchKey = (column: 'name' | 'city' | 'state') => `(lower(public.f_unaccent("${column}")) collate "C")`;
+
+/**
+ * The immutable unaccent of the search keys, created by migration Migration20261125160000 (which says why it is
+ * declared as it is). Declared here so the schema diff knows it (MikroORM would drop an undeclared function); the
+ * raw DDL is compared by name, parameters and return type.
+ */
+export const unaccentFunction = new Routine({
+  name: 'f_unaccent',
+  schema: 'public',
+  type: 'function',
+  params: { value: { type: 'text' } },
+  returns: { runtimeType: 'string', columnType: 'text' },
+  expression: `create function public.f_unaccent(value text) returns text language sql immutable strict parallel unsafe cost 1
+    return public.unaccent('public.unaccent'::regdictionary, value)`,
+});
+
 export const Territory = defineEntity({
   name: 'Territory',
   tableName: 'territory',
@@ -67,31 +89,32 @@ export const Territory = defineEntity({
     },
     // Lists and unfiltered search: ordered by name.
     { name: 'territory_active_name_idx', expression: `create index "territory_active_name_idx" on "territory" ("name", "id") ${ACTIVE}` },
-    // Search terms of 3+ characters: `ilike '%term%'` through trigrams.
+    // Search (territories.queries.ts): on each column's search key. Prefix terms are ranges of the covering btrees,
+    // which also hold the other two keys and the raw columns, so a search filters and counts from the index alone
+    // (index-only scans: f_unaccent is never recomputed per row); terms matching anywhere go through the trigrams.
     {
-      name: 'territory_active_name_trgm_idx',
-      expression: `create index "territory_active_name_trgm_idx" on "territory" using gin ("name" gin_trgm_ops) ${ACTIVE}`,
+      name: 'territory_active_name_key_idx',
+      expression: `create index "territory_active_name_key_idx" on "territory" (${searchKey('name')}, "id", ${searchKey('city')}, ${searchKey('state')}) include ("name", "city", "state") ${ACTIVE}`,
     },
     {
-      name: 'territory_active_city_trgm_idx',
-      expression: `create index "territory_active_city_trgm_idx" on "territory" using gin ("city" gin_trgm_ops) ${ACTIVE}`,
+      name: 'territory_active_city_key_idx',
+      expression: `create index "territory_active_city_key_idx" on "territory" (${searchKey('city')}, ${searchKey('name')}, "id", ${searchKey('state')}) include ("name", "city", "state") ${ACTIVE}`,
     },
     {
-      name: 'territory_active_state_trgm_idx',
-      expression: `create index "territory_active_state_trgm_idx" on "territory" using gin ("state" gin_trgm_ops) ${ACTIVE}`,
-    },
-    // Search terms of 1-2 characters (no trigram to look up, e.g. state=SP): prefix match on lower(column).
-    {
-      name: 'territory_active_name_prefix_idx',
-      expression: `create index "territory_active_name_prefix_idx" on "territory" (lower("name") text_pattern_ops) ${ACTIVE}`,
+      name: 'territory_active_state_key_idx',
+      expression: `create index "territory_active_state_key_idx" on "territory" (${searchKey('state')}, ${searchKey('name')}, "id", ${searchKey('city')}) include ("name", "city", "state") ${ACTIVE}`,
     },
     {
-      name: 'territory_active_city_prefix_idx',
-      expression: `create index "territory_active_city_prefix_idx" on "territory" (lower("city") text_pattern_ops) ${ACTIVE}`,
+      name: 'territory_active_name_key_trgm_idx',
+      expression: `create index "territory_active_name_key_trgm_idx" on "territory" using gin (${searchKey('name')} gin_trgm_ops) ${ACTIVE}`,
     },
     {
-      name: 'territory_active_state_prefix_idx',
-      expression: `create index "territory_active_state_prefix_idx" on "territory" (lower("state") text_pattern_ops) ${ACTIVE}`,
+      name: 'territory_active_city_key_trgm_idx',
+      expression: `create index "territory_active_city_key_trgm_idx" on "territory" using gin (${searchKey('city')} gin_trgm_ops) ${ACTIVE}`,
+    },
+    {
+      name: 'territory_active_state_key_trgm_idx',
+      expression: `create index "territory_active_state_key_trgm_idx" on "territory" using gin (${searchKey('state')} gin_trgm_ops) ${ACTIVE}`,
     },
   ],
   uniques: [

@@ -130,11 +130,12 @@ describe('GET /api/v1/territories/search', () => {
     pending = await newTerritory(t, { name: 'Xylo Pending', city: 'Quixote Falls', state: 'QQ', status: 'PENDING' });
   });
 
-  it('is public; q matches name, city or state partially and case-insensitively; ACTIVE only, by name', async () => {
+  it('is public; q matches name, city or state partially and case-insensitively; ACTIVE only, by relevance then name', async () => {
     const res = await get('/api/v1/territories/search?q=xYLo');
     expect(res.statusCode).toBe(200);
     const body = res.json() as Item[];
-    expect(ids(body)).toEqual([percent.id, gamma.id, alpha.id, beta.id]);
+    // Names starting with q first, then names containing it, each by name.
+    expect(ids(body)).toEqual([alpha.id, beta.id, percent.id, gamma.id]);
     expect(ids(body)).not.toContain(pending.id);
     expect(body.every((x) => x.status === 'ACTIVE' && !('role' in x))).toBe(true);
     const byCity = (await get('/api/v1/territories/search?q=vimtown')).json() as Item[];
@@ -167,7 +168,7 @@ describe('GET /api/v1/territories/search', () => {
 
   it('pages with skip/take; take above 100 is a 400', async () => {
     const second = (await get('/api/v1/territories/search?q=xylo&skip=1&take=2')).json() as Item[];
-    expect(ids(second)).toEqual([gamma.id, alpha.id]);
+    expect(ids(second)).toEqual([beta.id, percent.id]);
     const bad = await get('/api/v1/territories/search?q=xylo&take=101');
     expect(bad.statusCode).toBe(400);
     expect((await get('/api/v1/territories/search?skip=-1')).statusCode).toBe(400);
@@ -177,7 +178,7 @@ describe('GET /api/v1/territories/search', () => {
     const res = await get('/api/v1/territories/search/paged?q=xylo&pageNumber=2&pageSize=3');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      items: [expect.objectContaining({ id: beta.id })],
+      items: [expect.objectContaining({ id: gamma.id })],
       pageNumber: 2,
       pageSize: 3,
       totalCount: 4,

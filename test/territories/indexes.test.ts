@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlQuery } from '../../src/db/sql.js';
-import { nearbyQuery, searchQuery, territoryByIdQuery } from '../../src/routers/territories/territories.queries.js';
+import { nearbyQuery, searchCountQuery, searchQuery, territoryByIdQuery } from '../../src/routers/territories/territories.queries.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';
 
@@ -40,16 +40,21 @@ describe('territory read paths use indexes (EXPLAIN on 5000 rows)', () => {
     await expectIndexed(nearbyQuery({ lat: 10, lng: 179.99, radiusKm: 100, limit: 20 }), /^territory_active_geo_idx$/);
   });
 
-  it('search by q (name, city or state), city and state: trigram indexes', async () => {
-    await expectIndexed(searchQuery({ q: '1234', offset: 0, limit: 20 }), /^territory_active_name_trgm_idx$/);
+  it('search by q (name, city or state), city and state: the search key indexes', async () => {
+    const KEY_INDEX = /^territory_active_(name|city|state)_key(_trgm)?_idx$/;
+    await expectIndexed(searchQuery({ q: '1234', offset: 0, limit: 20 }), /^territory_active_name_key_idx$/);
     const [{ city }] = (await t.sql<{ city: string }>(`select city from territory limit 1`)) as [{ city: string }];
-    await expectIndexed(searchQuery({ city: city.toUpperCase(), offset: 0, limit: 20 }), /^territory_active_city_trgm_idx$/);
-    await expectIndexed(searchQuery({ state: 'estado 137', offset: 0, limit: 20 }), /^territory_active_state_trgm_idx$/);
-    await expectIndexed(searchQuery({ q: '1234', city: city, state: 'estado 1', offset: 0, limit: 20 }), /_trgm_idx$/);
+    await expectIndexed(searchQuery({ city: city.toUpperCase(), offset: 0, limit: 20 }), KEY_INDEX);
+    await expectIndexed(searchQuery({ state: 'estado 137', offset: 0, limit: 20 }), KEY_INDEX);
+    await expectIndexed(searchQuery({ q: '1234', city: city, state: 'estado 1', offset: 0, limit: 20 }), KEY_INDEX);
+    for (const filter of [{ q: '1234' }, { city: city.toUpperCase() }, { state: 'estado 137' }, { q: 'bairro', city }]) {
+      await expectIndexed(searchCountQuery(filter), KEY_INDEX);
+    }
   });
 
-  it('short search terms: prefix indexes', async () => {
-    await expectIndexed(searchQuery({ state: 'zz', offset: 0, limit: 20 }), /^territory_active_state_prefix_idx$/);
+  it('short search terms: prefix ranges of the key indexes', async () => {
+    await expectIndexed(searchQuery({ state: 'zz', offset: 0, limit: 20 }), /^territory_active_(name|state)_key_idx$/);
+    await expectIndexed(searchCountQuery({ state: 'zz' }), /^territory_active_state_key_idx$/);
   });
 
   it('the plain list and by-id', async () => {

@@ -105,58 +105,174 @@ export interface SearchFilter {
 export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * Case-insensitive partial match of one column. Terms of 3+ characters match anywhere (`ilike '%term%'`, trigram
- * index); shorter ones have no trigram to look up, so they match as a prefix of the lower-cased value (btree
- * `text_pattern_ops` index): `state=SP` finds "SP", `state=pa` finds "Paraná".
+ * A search answers at most this many matches, the most relevant first (bounded by design). The `/paged` envelope's
+ * totalCount counts exactly these, so it stays truthful (pages end where the items end); and neither a broad term
+ * (tens of thousands of matches on 100k territories) nor a deep page reads more than this many index entries.
  */
-function columnMatch(column: 'name' | 'city' | 'state', term: string): SqlQuery {
-  if ([...term].length >= 3) return { sql: `t.${column} ilike ?`, params: [`%${escapeLike(term)}%`] };
-  return { sql: `lower(t.${column}) like ?`, params: [`${escapeLike(term.toLowerCase())}%`] };
+export const SEARCH_MATCH_LIMIT = 1000;
+
+type SearchColumn = 'name' | 'city' | 'state';
+
+/**
+ * A column's search key: lower-cased and unaccented by the immutable `public.f_unaccent` (see the territory search
+ * migration), compared byte-wise (collation "C"), so a prefix is an index range. The Territory entity's search
+ * indexes store exactly these expressions: keep the two in step.
+ */
+const key = (column: SearchColumn) => `(lower(public.f_unaccent(t.${column})) collate "C")`;
+
+/**
+ * The term normalised the same way, in SQL so that it is the very same function; the statement is planned with its
+ * parameter values, so the planner folds it to a constant (index ranges, selectivity). LIKE patterns escape their
+ * wildcards after unaccent, which maps e.g. a full-width `％` to `%`: `%` and `_` in a term match literally.
+ */
+const TERM = `(lower(public.f_unaccent(?::text)) collate "C")`;
+const LIKE_TERM = `replace(replace(replace(${TERM}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+
+interface Term {
+  value: string;
+  /**
+   * Whether the term matches anywhere in a value (through the trigram indexes) or only as a prefix (a btree range).
+   * Anywhere needs a trigram to look up: a run of 3+ letters or digits (`vila`, `sao paulo`, `0% xylo`). Shorter
+   * terms, and terms of punctuation and single letters (`SP`, `pa`, `a b`, `%%%`), match as a prefix: `state=SP`
+   * finds "SP", `pa` finds "Paraná". (A term without a trigram would make the trigram index return every row.)
+   */
+  anywhere: boolean;
 }
 
-function searchWhere(filter: SearchFilter): SqlQuery {
-  const parts = [`t.status = 'ACTIVE'`];
-  const params: unknown[] = [];
-  const q = filter.q?.trim();
-  if (q) {
-    // q is the free-text term: it matches the name, the city or the state.
-    const any = (['name', 'city', 'state'] as const).map((column) => columnMatch(column, q));
-    parts.push(`(${any.map((m) => m.sql).join(' or ')})`);
-    params.push(...any.flatMap((m) => m.params));
-  }
+function termOf(raw: string | null | undefined): Term | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  return { value, anywhere: /[\p{L}\p{Nd}]{3,}/u.test(value.replace(/\p{M}/gu, '')) };
+}
+
+const sql = (text: string, ...params: unknown[]): SqlQuery => ({ sql: text, params });
+const join = (parts: SqlQuery[], separator: string): SqlQuery => ({
+  sql: parts.map((p) => `(${p.sql})`).join(separator),
+  params: parts.flatMap((p) => p.params),
+});
+const and = (...parts: SqlQuery[]) => join(parts, ' and ');
+const or = (...parts: SqlQuery[]) => join(parts, ' or ');
+const not = (part: SqlQuery) => sql(`not (${part.sql})`, ...part.params);
+
+/**
+ * A prefix as a plain range of keys, so that an index answers it exactly: no filter left to recompute the key per
+ * row, and a count(*) from a bitmap needs no heap page. U+10FFFF (the last code point, a noncharacter) bounds the
+ * keys starting with the term; a key with it right after the term and more after that is the one miss.
+ */
+const startsWith = (column: SearchColumn, term: Term) =>
+  sql(`${key(column)} >= ${TERM} and ${key(column)} <= (${TERM} || chr(1114111))`, term.value, term.value);
+/** Its negation as one test of the key (a negated range would compute an unindexed key twice). */
+const notStartsWith = (column: SearchColumn, term: Term) => sql(`not (${key(column)} ^@ ${TERM})`, term.value);
+const containsTerm = (column: SearchColumn, term: Term) => sql(`${key(column)} like ('%' || ${LIKE_TERM} || '%')`, term.value);
+/** The partial match of a term: anywhere in the value for 3+ characters, else as a prefix. */
+const matches = (column: SearchColumn, term: Term) => (term.anywhere ? containsTerm(column, term) : startsWith(column, term));
+
+interface ParsedFilter {
+  /** q: the free-text term; it matches the name, the city or the state. */
+  q: Term | null;
+  /** city and state: each narrows to the rows whose column matches it (all given filters combine with AND). */
+  columns: { column: 'city' | 'state'; term: Term }[];
+}
+
+function parse(filter: SearchFilter): ParsedFilter {
+  const columns: ParsedFilter['columns'] = [];
   for (const column of ['city', 'state'] as const) {
-    const term = filter[column]?.trim();
-    if (!term) continue;
-    const m = columnMatch(column, term);
-    parts.push(m.sql);
-    params.push(...m.params);
+    const term = termOf(filter[column]);
+    if (term) columns.push({ column, term });
   }
-  return { sql: parts.join(' and '), params };
+  return { q: termOf(filter.q), columns };
 }
 
-/** ACTIVE territories matching every given filter, by name; no filter at all is the plain list. */
+/** The city and state filters (all but `except`, which a caller already applies), ACTIVE only. */
+function narrowing(filter: ParsedFilter, except?: 'city' | 'state'): SqlQuery {
+  return and(sql(`t.status = 'ACTIVE'`), ...filter.columns.filter((c) => c.column !== except).map((c) => matches(c.column, c.term)));
+}
+
+/**
+ * Relevance buckets of a search, most relevant first; disjoint, so a row has exactly one rank. With q:
+ *   0. the name starts with q (lower-cased and unaccented, as everywhere below); the name that is q itself comes
+ *      first, as the shortest key of the bucket;
+ *   1. the name contains q elsewhere (terms of 3+ characters);
+ *   2. the name does not match q, the city or the state does.
+ * Without q (city and/or state only) every match is in one bucket. Within a bucket rows are ordered by the name's
+ * search key (case- and accent-insensitive, byte-wise: "agua" and "água" together), then by id: a total order, so
+ * pages are stable.
+ */
+function relevanceBuckets(filter: ParsedFilter): SqlQuery[] {
+  const { q } = filter;
+  if (!q) return [sql('true')];
+  return [
+    startsWith('name', q),
+    ...(q.anywhere ? [and(containsTerm('name', q), notStartsWith('name', q))] : []),
+    and(q.anywhere ? not(containsTerm('name', q)) : notStartsWith('name', q), or(matches('city', q), matches('state', q))),
+  ];
+}
+
+/**
+ * Matching ACTIVE territories, most relevant first (relevanceBuckets), at most SEARCH_MATCH_LIMIT in all; no filter
+ * at all is the plain list, by name.
+ *
+ * Each bucket takes its first `offset + limit` rows in (name key, id) order straight from the covering name-key
+ * index (an index-only scan: the filters read the city and state keys stored there, never recomputing f_unaccent
+ * per row) or, when its matches are few, from the trigram indexes. A bucket after the first runs only while the
+ * buckets before it have not filled the page (a one-time filter: it is never executed otherwise), so a broad term
+ * whose prefix matches fill the page reads about `offset + limit` index entries. The full rows are read for the
+ * page's ids only.
+ */
 export function searchQuery(filter: SearchFilter & { offset: number; limit: number }): SqlQuery {
-  const where = searchWhere(filter);
-  const filtered = Boolean(filter.q?.trim() || filter.city?.trim() || filter.state?.trim());
-  if (!filtered) {
+  const parsed = parse(filter);
+  if (!parsed.q && parsed.columns.length === 0) {
     return {
-      sql: `select ${COLUMNS} from territory t where ${where.sql} order by t.name, t.id offset ?::int limit ?::int`,
-      params: [...where.params, filter.offset, filter.limit],
+      sql: `select ${COLUMNS} from territory t where t.status = 'ACTIVE' order by t.name, t.id offset ?::int limit ?::int`,
+      params: [filter.offset, filter.limit],
     };
   }
-  // Matches first (trigram/prefix indexes), then sort: left to itself the planner walks the name index and discards
-  // most of the table when the matches sort late (measured: ~0.5-1 s for "Vila" on 100k rows). Only (id, name) of
-  // the matches are sorted; the page's 20 rows are read in full afterwards (half the time of sorting full rows).
+  const wanted = Math.min(filter.offset + filter.limit, SEARCH_MATCH_LIMIT);
+  if (wanted <= filter.offset) return { sql: `select ${COLUMNS} from territory t where false`, params: [] };
+  const filters = narrowing(parsed);
+  const ctes = relevanceBuckets(parsed).map((bucket, rank) => {
+    const earlier = Array.from({ length: rank }, (_, i) => `(select count(*) from r${i})`);
+    const gate = rank > 0 ? sql(`${earlier.join(' + ')} < ?::int`, wanted) : sql('true');
+    const where = and(bucket, filters, gate);
+    return sql(
+      `r${rank} as (select t.id, ${rank} as rank, ${key('name')} as name_key from territory t where ${where.sql}
+         order by name_key, t.id limit ?::int)`,
+      ...where.params,
+      wanted,
+    );
+  });
+  const buckets = ctes.map((_, rank) => `table r${rank}`).join(' union all ');
   return {
-    sql: `with matches as materialized (select t.id, t.name from territory t where ${where.sql}),
-          page as (select id from matches order by name, id offset ?::int limit ?::int)
-          select ${COLUMNS} from page join territory t on t.id = page.id order by t.name, t.id`,
-    params: [...where.params, filter.offset, filter.limit],
+    sql: `with ${ctes.map((c) => c.sql).join(',\n')},
+      page as (select * from (${buckets}) m order by rank, name_key, id offset ?::int limit ?::int)
+      select ${COLUMNS} from page join territory t on t.id = page.id order by page.rank, page.name_key, page.id`,
+    params: [...ctes.flatMap((c) => c.params), filter.offset, wanted - filter.offset],
   };
 }
 
-/** How many rows `searchQuery` would page through (the `/paged` envelope's totalCount). */
+/**
+ * How many rows `searchQuery` pages through: the matches, counted up to SEARCH_MATCH_LIMIT (the `/paged` envelope's
+ * totalCount). The count needs no order, so it splits the matches into disjoint parts each served by one index,
+ * cheapest first: the prefix ones as ranges of a covering key index (index-only), the rest through the trigram
+ * indexes; counting stops at the limit, so a broad term reads about SEARCH_MATCH_LIMIT index entries.
+ */
 export function searchCountQuery(filter: SearchFilter): SqlQuery {
-  const where = searchWhere(filter);
-  return { sql: `select count(*)::int as total from territory t where ${where.sql}`, params: where.params };
+  const parsed = parse(filter);
+  if (!parsed.q && parsed.columns.length === 0) {
+    return { sql: `select count(*)::int as total from territory t where t.status = 'ACTIVE'`, params: [] };
+  }
+  // q matches any of name, city and state; without q the first filter drives and the others narrow. The parts:
+  // a prefix of the first column, of the next (and not of the first)..., then a match elsewhere in any of them.
+  const driving = parsed.q ? (['name', 'city', 'state'] as const) : [parsed.columns[0]!.column];
+  const term = parsed.q ?? parsed.columns[0]!.term;
+  const filters = narrowing(parsed, parsed.q ? undefined : parsed.columns[0]!.column);
+  const parts = driving.map((column, i) => and(startsWith(column, term), ...driving.slice(0, i).map((c) => notStartsWith(c, term)), filters));
+  if (term.anywhere) {
+    const elsewhere = or(...driving.map((column) => containsTerm(column, term)));
+    parts.push(and(...driving.map((column) => notStartsWith(column, term)), elsewhere, filters));
+  }
+  return {
+    sql: `select count(*)::int as total from (${parts.map((p) => `select 1 from territory t where ${p.sql}`).join(' union all ')} limit ?::int) m`,
+    params: [...parts.flatMap((p) => p.params), SEARCH_MATCH_LIMIT],
+  };
 }

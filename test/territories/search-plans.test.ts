@@ -1,0 +1,172 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { territoriesSeed } from '../../bench/seed.js';
+import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
+import { SEARCH_MATCH_LIMIT, type SearchFilter, searchCountQuery, searchQuery } from '../../src/routers/territories/territories.queries.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+// Territory search on the benchmark's data (bench/seed.ts, 20k territories: names "<prefix> <word> <n>" over 15
+// prefixes such as Vila, São, Santa; 38 cities): the plans of broad terms, and the answers against a plain oracle.
+const SIZE = 20_000;
+
+let t: TestApp;
+let db: pg.Client;
+beforeAll(async () => {
+  t = await createTestApp();
+  db = new pg.Client({ connectionString: t.databaseUrl });
+  await db.connect();
+  await territoriesSeed.run(db, { mode: 'smoke', territories: SIZE });
+  // As autovacuum would: statistics, and the visibility map the index-only scans rely on.
+  await t.sql('vacuum analyze territory');
+}, 120_000);
+afterAll(async () => {
+  await db.end();
+  await t.close();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Loops'?: number;
+  'Actual Rows'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The executed plan of a query run as the service runs it: `pg` with real parameters, planned with their values. */
+async function executedPlan(query: SqlQuery): Promise<PlanNode[]> {
+  const { sql, params } = toNumberedParams(query);
+  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ text: `explain (analyze, format json) ${sql}`, values: params });
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    node.Plans?.forEach(walk);
+  };
+  walk(rows[0]!['QUERY PLAN'][0].Plan);
+  return nodes;
+}
+
+const summary = (nodes: PlanNode[]) =>
+  nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''} (${n['Actual Loops'] ?? 0}x${n['Actual Rows'] ?? 0})`).join(' > ');
+const executed = (nodes: PlanNode[]) => nodes.filter((n) => (n['Actual Loops'] ?? 0) > 0);
+const scansOfTerritory = (nodes: PlanNode[]) => executed(nodes).filter((n) => n['Relation Name'] === 'territory');
+
+describe('broad terms (thousands of matches) are served from the search key indexes', () => {
+  for (const q of ['vila', 'sao', 'SANTA', 'São']) {
+    it(`q=${q}: the page reads its 20 rows from the name key index, the count at most ${SEARCH_MATCH_LIMIT} entries`, async () => {
+      const page = await executedPlan(searchQuery({ q, offset: 0, limit: 20 }));
+      const pageScans = scansOfTerritory(page);
+      // The prefix bucket fills the page: the later buckets (trigram lookups) never run.
+      expect(
+        pageScans.map((n) => `${n['Node Type']} ${n['Index Name']}`),
+        summary(page),
+      ).toEqual(['Index Only Scan territory_active_name_key_idx', 'Index Scan territory_pkey']);
+      expect(pageScans[0]!['Actual Rows'], summary(page)).toBe(20);
+
+      const count = await executedPlan(searchCountQuery({ q }));
+      const countScans = scansOfTerritory(count);
+      // Prefix ranges of the key btrees: index-only, or a bitmap of exact btree matches (no key recomputed per row).
+      expect(
+        executed(count).every((n) => !n['Index Name'] || /^territory_active_(name|city|state)_key_idx$/.test(n['Index Name'])),
+        summary(count),
+      ).toBe(true);
+      expect(
+        countScans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0), 0),
+        summary(count),
+      ).toBe(SEARCH_MATCH_LIMIT);
+    });
+  }
+
+  it('city, state and combined filters: no sequential scan; the page through a search key index', async () => {
+    for (const filter of [{ city: 'São Paulo' }, { state: 'SP' }, { q: 'Vila', city: 'Campinas', state: 'SP' }, { q: 'jardim das f' }] as SearchFilter[]) {
+      for (const query of [searchQuery({ ...filter, offset: 0, limit: 20 }), searchCountQuery(filter)]) {
+        const nodes = await executedPlan(query);
+        expect(
+          nodes.some((n) => n['Node Type'] === 'Seq Scan'),
+          `${JSON.stringify(filter)}: ${summary(nodes)}`,
+        ).toBe(false);
+      }
+      const page = await executedPlan(searchQuery({ ...filter, offset: 0, limit: 20 }));
+      expect(
+        executed(page).some((n) => /^territory_active_(name|city|state)_key_idx$/.test(n['Index Name'] ?? '')),
+        `${JSON.stringify(filter)}: ${summary(page)}`,
+      ).toBe(true);
+    }
+  });
+});
+
+interface Row {
+  id: string;
+  name_key: string;
+  city_key: string;
+  state_key: string;
+}
+
+describe('answers equal a plain oracle on the benchmark data', () => {
+  let rows: Row[];
+  beforeAll(async () => {
+    // The keys as the database computes them (the same f_unaccent); the matching and ordering below are plain code.
+    rows = await t.sql<Row>(
+      `select id, lower(public.f_unaccent(name)) as name_key, lower(public.f_unaccent(city)) as city_key,
+              lower(public.f_unaccent(state)) as state_key from territory where status = 'ACTIVE'`,
+    );
+  });
+
+  const normalise = async (term: string) => (await t.sql<{ k: string }>('select lower(public.f_unaccent($1::text)) as k', [term]))[0]!.k;
+  const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+  async function oracle(filter: { q?: string; city?: string; state?: string }): Promise<string[]> {
+    const terms: Partial<Record<'q' | 'city' | 'state', { key: string; anywhere: boolean }>> = {};
+    for (const name of ['q', 'city', 'state'] as const) {
+      const raw = filter[name]?.trim();
+      if (raw) terms[name] = { key: await normalise(raw), anywhere: /[\p{L}\p{Nd}]{3,}/u.test(raw.replace(/\p{M}/gu, '')) };
+    }
+    const match = (value: string, term: { key: string; anywhere: boolean }) => (term.anywhere ? value.includes(term.key) : value.startsWith(term.key));
+    const rank = (row: Row) => {
+      const q = terms.q;
+      if (!q) return 0;
+      if (row.name_key.startsWith(q.key)) return 0;
+      if (q.anywhere && row.name_key.includes(q.key)) return 1;
+      return 2;
+    };
+    return rows
+      .filter((row) => !terms.q || match(row.name_key, terms.q) || match(row.city_key, terms.q) || match(row.state_key, terms.q))
+      .filter((row) => !terms.city || match(row.city_key, terms.city))
+      .filter((row) => !terms.state || match(row.state_key, terms.state))
+      .sort((a, b) => rank(a) - rank(b) || bytes(a.name_key, b.name_key) || bytes(a.id, b.id))
+      .slice(0, SEARCH_MATCH_LIMIT)
+      .map((row) => row.id);
+  }
+
+  const filters = [
+    { q: 'vila' },
+    { q: 'Sao' },
+    { q: 'ão' },
+    { q: 'aurora' },
+    { q: 'Campinas' },
+    { q: 'sp' },
+    { q: 'vista' },
+    { q: 'Jardim das Flores 1' },
+    { city: 'são paulo' },
+    { city: 'paulo', state: 'sp' },
+    { state: 'r' },
+    { q: 'Vila', city: 'Campinas', state: 'SP' },
+    { q: 'santa', city: 'rio' },
+    { q: 'nothing like it' },
+  ];
+
+  it('pages (first, middle, last) and counts', async () => {
+    for (const filter of filters) {
+      const expected = await oracle(filter);
+      const [{ total }] = (await db.query<{ total: number }>(toNumberedParams(searchCountQuery(filter)).sql, searchCountQuery(filter).params)).rows as [
+        { total: number },
+      ];
+      expect(total, JSON.stringify(filter)).toBe(expected.length);
+      for (const offset of [0, 20, Math.max(0, expected.length - 7)]) {
+        const { sql, params } = toNumberedParams(searchQuery({ ...filter, offset, limit: 20 }));
+        const got = (await db.query<{ id: string }>(sql, params)).rows.map((r) => r.id);
+        expect(got, `${JSON.stringify(filter)} at ${offset}`).toEqual(expected.slice(offset, offset + 20));
+      }
+    }
+  });
+});
