@@ -17,7 +17,7 @@ declare module 'autocannon' {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
-    body?: string;
+    body?: string | Buffer;
   }
 
   interface Request extends RequestParams {
@@ -37,7 +37,7 @@ declare module 'autocannon' {
     requests?: Request[];
   }
 
-  interface Result {
+  export interface Result {
     duration: number;
     errors: number;
     timeouts: number;
@@ -47,8 +47,15 @@ declare module 'autocannon' {
     requests: Histogram & { sent: number };
   }
 
-  interface Instance extends PromiseLike<Result> {
+  /** One connection; `requestIterator.context` is the context its current request was set up with. */
+  interface Client {
+    requestIterator: { context: Record<string, unknown> };
+  }
+
+  export interface Instance extends PromiseLike<Result> {
     stop(): void;
+    /** Every answer, before the connection sends its next request; `responseTime` in ms (fractional). */
+    on(event: 'response', listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void): this;
   }
 
   function autocannon(options: Options): Instance;

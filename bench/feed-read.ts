@@ -18,7 +18,7 @@ export const PAGE_SIZE = 20;
 /** Readers page through the newest posts: the requests rotate over the first pages. */
 export const PAGES = 50;
 
-const postsOf = (size: BenchSize) => (size.mode === 'smoke' ? 5_000 : 200_000);
+const postsOf = (size: BenchSize) => size.feedPosts ?? (size.mode === 'smoke' ? 5_000 : 200_000);
 
 /**
  * The feed's territory: one ACTIVE territory picked the same way every run, from the other end of the md5 order than

@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import autocannon, { type Instance, type Result } from 'autocannon';
 
 export interface LoadFigures {
   requests: number;
@@ -30,11 +30,22 @@ export interface LoadOptions {
   countHeader?: string;
 }
 
-let running: { stop(): void } | null = null;
+/** The loads in progress (two at once when a scenario drives two API processes). */
+const running = new Set<{ stop(): void }>();
 
-/** Stops the load in progress (on SIGINT), so the run can clean up at once. */
+/** Stops the loads in progress (on SIGINT), so the run can clean up at once. */
 export function stopLoad() {
-  running?.stop();
+  for (const instance of running) instance.stop();
+}
+
+/** Awaits a load, known to `stopLoad` meanwhile. */
+async function tracked(instance: Instance): Promise<Result> {
+  running.add(instance);
+  try {
+    return await instance;
+  } finally {
+    running.delete(instance);
+  }
 }
 
 /** Drives GET requests at `baseUrl`, rotating through `paths` (every request takes the next one). */
@@ -69,9 +80,7 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
       },
     ],
   });
-  running = instance;
-  const result = await instance;
-  running = null;
+  const result = await tracked(instance);
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
   return {
     requests: result.requests.total,
@@ -103,9 +112,7 @@ export async function driveEach(options: { baseUrl: string; connections: number;
     timeout: 10,
     requests: [{ setupRequest: () => options.next() }],
   });
-  running = instance;
-  const result = await instance;
-  running = null;
+  const result = await tracked(instance);
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
   return {
     requests: result.requests.total,
@@ -115,4 +122,83 @@ export async function driveEach(options: { baseUrl: string; connections: number;
     failures: result.non2xx + result.errors + result.timeouts,
     statusCodes,
   };
+}
+
+/** A request of a mixed load: its kind (the figures are kept per kind), method, path, headers and body. */
+export interface MixedRequest {
+  kind: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** The answers of one kind: their latencies (ms, fractional) and status codes. */
+export interface KindSample {
+  latenciesMs: number[];
+  statusCodes: Record<string, number>;
+}
+
+export interface MixedSample {
+  /** Measured seconds (autocannon's own duration of the run). */
+  durationSeconds: number;
+  byKind: Map<string, KindSample>;
+  /** Socket errors and timeouts (answers that never came). */
+  errors: number;
+}
+
+/**
+ * Drives requests built by `next()` (each its own kind, method, path, headers, body) on `connections` keep-alive
+ * connections for `durationSeconds`, and keeps every answer's latency and status per kind: autocannon's histogram
+ * has whole milliseconds and no kinds. A connection sends its next request once the answer came, so the latency
+ * is the time from the write to the last byte of the answer.
+ */
+export async function driveMixed(options: { baseUrl: string; connections: number; durationSeconds: number; next: () => MixedRequest }): Promise<MixedSample> {
+  const byKind = new Map<string, KindSample>();
+  const instance = autocannon({
+    url: options.baseUrl,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    timeout: 10,
+    requests: [
+      {
+        setupRequest: (request, context) => {
+          const next = options.next();
+          context.kind = next.kind;
+          return { ...request, method: next.method, path: next.path, headers: next.headers, body: next.body ?? '' };
+        },
+      },
+    ],
+  });
+  instance.on('response', (client, statusCode, _bytes, responseTime) => {
+    const kind = String(client.requestIterator.context.kind);
+    let sample = byKind.get(kind);
+    if (!sample) byKind.set(kind, (sample = { latenciesMs: [], statusCodes: {} }));
+    sample.latenciesMs.push(responseTime);
+    sample.statusCodes[statusCode] = (sample.statusCodes[statusCode] ?? 0) + 1;
+  });
+  const result = await tracked(instance);
+  return { durationSeconds: result.duration, byKind, errors: result.errors + result.timeouts };
+}
+
+/** The `p`-th percentile (nearest rank) of ascending numbers; 0 for none. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+
+export interface KindFigures {
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers other than 2xx. */
+  non2xx: number;
+  statusCodes: Record<string, number>;
+}
+
+/** Request count, p50, p99 and non-2xx of one kind's answers (of one sample or several merged). */
+export function kindFigures(samples: KindSample[]): KindFigures {
+  const latencies = samples.flatMap((s) => s.latenciesMs).sort((a, b) => a - b);
+  const statusCodes: Record<string, number> = {};
+  for (const s of samples) for (const [code, n] of Object.entries(s.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const non2xx = Object.entries(statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n : n + count), 0);
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { requests: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), non2xx, statusCodes };
 }

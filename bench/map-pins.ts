@@ -19,18 +19,22 @@ const PAGE_SIZE = 50;
 /** The requests rotate over the first pages of each filter. */
 const PAGES = 50;
 
-/** Rows per kind in the map territory: tens of thousands in a full run, a fiftieth of it in smoke. */
+/**
+ * Rows per kind in the map territory: tens of thousands in a full run, a fiftieth of it in smoke, or `mapRows` in
+ * all, in the same proportions (the small world of flat.ts).
+ */
 function mapCounts(size: BenchSize) {
   const full = { entities: 20_000, placedPosts: 12_000, assets: 3_000, alerts: 3_000, events: 1_000 };
-  if (size.mode === 'full') return full;
-  return Object.fromEntries(Object.entries(full).map(([k, v]) => [k, v / 50])) as typeof full;
+  const total = Object.values(full).reduce((a, b) => a + b, 0);
+  const scale = size.mapRows !== undefined ? size.mapRows / total : size.mode === 'full' ? 1 : 1 / 50;
+  return Object.fromEntries(Object.entries(full).map(([k, v]) => [k, Math.round(v * scale)])) as typeof full;
 }
 
 /**
  * The map's territory: one ACTIVE territory picked the same way every run (the feed scenario takes the other end of
  * the md5 order).
  */
-async function mapTerritoryId(db: pg.Client): Promise<string> {
+export async function mapTerritoryId(db: pg.Client): Promise<string> {
   const { rows } = await db.query<{ id: string }>(`select id from territory where status = 'ACTIVE' order by md5(id::text) limit 1`);
   const id = rows[0]?.id;
   if (!id) throw new Error('the map seed needs the territories step first');

@@ -13,15 +13,15 @@ import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
-import { createOrm, migrate } from '../src/db/orm.js';
 import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.js';
-import type { CustomFigures, RequestPair, Scenario } from './scenario.js';
+import type { CustomFigures, CustomRunContext, RequestPair, Scenario } from './scenario.js';
 import { customScenarios, scenarios, seededRandom } from './scenarios.js';
 import { insertBenchUser, SIZES, type SeedStep, territoriesSeed } from './seed.js';
+import { ExtraServers, prepareSchema } from './servers.js';
 
 const smoke = process.argv.includes('--smoke');
 const size = SIZES[smoke ? 'smoke' : 'full'];
@@ -112,19 +112,12 @@ async function prepareDatabase() {
   cleanups.push(() => db.stop());
   await db.createDatabase('bench');
   const url = db.url('bench');
-  const orm = await createOrm(url);
-  try {
-    await migrate(orm);
-    // As test/setup/global-setup.ts: entities newer than the last migration still get their tables and indexes.
-    await orm.em.getConnection().execute('create extension if not exists pg_trgm');
-    await orm.schema.update();
-  } finally {
-    await orm.close();
-  }
+  // As test/setup/global-setup.ts: entities newer than the last migration still get their tables and indexes.
+  await prepareSchema(url);
   // The servers connect as the least-privilege app role, as `npm start` does; seeding uses the owner.
   const password = randomBytes(24).toString('hex');
   await ensureAppRole(url, APP_ROLE, password);
-  return { ownerUrl: url, appUrl: db.urlAs('bench', APP_ROLE, password) };
+  return { embedded: db, ownerUrl: url, appUrl: db.urlAs('bench', APP_ROLE, password), appPassword: password };
 }
 
 /** Runs each distinct seed step once; answers the row counts for the results. */
@@ -210,12 +203,12 @@ interface CustomResult extends CustomFigures {
 }
 
 /** Runs the custom scenarios one after the other; a scenario that throws counts as one failure. */
-async function runCustom(apiUrl: string, client: pg.Client, tokenFor: (userId: string) => Promise<string>): Promise<CustomResult[]> {
+async function runCustom(ctx: Omit<CustomRunContext, 'log'>): Promise<CustomResult[]> {
   const results: CustomResult[] = [];
   for (const scenario of ownScenarios) {
     log(`${scenario.name}`);
     try {
-      results.push({ name: scenario.name, ...(await scenario.run({ apiUrl, db: client, size, tokenFor, log })) });
+      results.push({ name: scenario.name, ...(await scenario.run({ ...ctx, log })) });
     } catch (error) {
       if (cleaning) throw error;
       console.error(`${scenario.name} failed:`, error);
@@ -229,6 +222,7 @@ function printCustom(results: CustomResult[]) {
   for (const r of results) {
     const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}`);
     console.log(`${r.name}: ${[...figures, `failures ${r.failures}`].join(', ')}`);
+    for (const line of r.report ?? []) console.log(`  ${line}`);
   }
   console.log('');
 }
@@ -299,6 +293,13 @@ function targetsOf(results: ScenarioResult[]): TargetResult[] {
   return out;
 }
 
+/** The custom scenarios' targets, in the same shape; never met when the scenario had failed operations. */
+function customTargetsOf(results: CustomResult[]): TargetResult[] {
+  return results.flatMap((r) =>
+    (r.targets ?? []).map((t) => ({ scenario: r.name, target: t.target, ratio: t.ratio, valid: r.failures === 0, holds: r.failures === 0 && t.holds })),
+  );
+}
+
 function printTargets(targets: TargetResult[]) {
   if (targets.length === 0) return;
   console.log('targets (printed, not enforced: the machines are shared and noisy):');
@@ -311,7 +312,7 @@ function printTargets(targets: TargetResult[]) {
 
 async function main() {
   log(`${size.mode} run: ${size.territories} territories, ${plan.connections} connections, ${plan.durationSeconds} s per target`);
-  const { ownerUrl, appUrl } = await prepareDatabase();
+  const { embedded, ownerUrl, appUrl, appPassword } = await prepareDatabase();
   log('database ready');
 
   const huge = '1000000000';
@@ -334,6 +335,10 @@ async function main() {
     startServerChild('api', 'bench/api-server.ts', apiEnv, 90_000),
     startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: appUrl }, 90_000),
   ]);
+  // The custom scenarios' other processes start now too (a lazy one when its scenario asks for it).
+  const extra = new ExtraServers({ embedded, appPassword, apiEnv });
+  cleanups.push(() => extra.close());
+  extra.declare(ownScenarios.flatMap((s) => s.servers ?? []));
 
   const client = new pg.Client({ connectionString: ownerUrl });
   // The database may go away first on Ctrl-C; that must not crash the tear-down.
@@ -343,7 +348,11 @@ async function main() {
   // Before the seed steps: some give the bench user a part (a membership) in what they load.
   const userId = await insertBenchUser(client);
   // The territories come first: every other step loads its data into some of them.
-  const rows = await seed(client, [{ seed: territoriesSeed }, ...httpScenarios, ...ownScenarios]);
+  const rows = await seed(client, [
+    { seed: territoriesSeed },
+    ...httpScenarios,
+    ...ownScenarios.flatMap((s) => [...(s.needs ?? []), s.seed].map((step) => ({ seed: step }))),
+  ]);
   // Signed with the API server's own settings, so it accepts the tokens.
   const jwt = loadConfig(apiEnv).jwt;
   const tokenFor = async (id: string) => (await signUserToken(jwt, { userId: id, sessionId: randomUUID(), authenticatedAt: new Date() })).token;
@@ -354,6 +363,8 @@ async function main() {
   if (failed) throw failed.reason;
   const [api, baseline] = started.map((s) => (s as PromiseFulfilledResult<ServerChild>).value) as [ServerChild, ServerChild];
   log(`servers up: api ${api.url}, baseline ${baseline.url}`);
+  // Not one of them may still be starting (seconds of CPU) during a measurement.
+  await extra.settled();
 
   // Once the API listens: a scenario may set itself up through it (the journeys register their client application).
   const random = seededRandom(20261122);
@@ -365,8 +376,32 @@ async function main() {
   const results: ScenarioResult[] = [];
   for (const scenario of httpScenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
 
-  const custom = await runCustom(api.url, client, tokenFor);
-  const targets = targetsOf(results);
+  const custom = await runCustom({
+    apiUrl: api.url,
+    db: client,
+    size,
+    tokenFor,
+    token,
+    apiPid: api.process.pid,
+    postgresDataDir: embedded.dataDir,
+    server: (name) => extra.server(name),
+    stopServer: (name) => extra.stop(name),
+    database: (name) => extra.database(name),
+    async requestsOf(name, options = {}) {
+      const scenario = scenarios.find((s) => s.name === name);
+      if (!scenario) throw new Error(`no request/baseline scenario named ${name}`);
+      const context = {
+        db: options.db ?? client,
+        random: seededRandom(20261122),
+        count: options.count ?? plan.distinctRequests,
+        size,
+        apiUrl: api.url,
+        tokenFor,
+      };
+      return { pairs: await scenario.requests(context), authenticated: scenario.authenticated };
+    },
+  });
+  const targets = [...targetsOf(results), ...customTargetsOf(custom)];
 
   printTable(results);
   printTargets(targets);
@@ -382,7 +417,8 @@ async function main() {
     rows,
     scenarios: results,
     targets,
-    customScenarios: custom,
+    // Their targets are under `targets`.
+    customScenarios: custom.map(({ targets: _targets, ...figures }) => figures),
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   log('wrote bench/results/latest.json');

@@ -1,7 +1,9 @@
 /** What a benchmark scenario is; the list of them is bench/scenarios.ts, each scenario in its own file. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
+import type { ServerChild } from './child.js';
 import type { BenchSize, SeedStep } from './seed.js';
+import type { ServerSpec } from './servers.js';
 
 export interface RequestPair {
   /** Path and query of the API call. */
@@ -62,7 +64,34 @@ export interface CustomRunContext {
   size: BenchSize;
   /** A bearer token the API server accepts for the user. */
   tokenFor(userId: string): Promise<string>;
+  /** The bench user's bearer token (what the request/baseline scenarios marked `authenticated` send). */
+  token: string;
+  /** The API server's process id and PostgreSQL's data directory: where the CPU went during a load (cpu.ts). */
+  apiPid: number | undefined;
+  postgresDataDir: string;
   log(message: string): void;
+  /** A process of the scenario's `servers`: started with the API server, or now when `lazy` (resolves once it is up). */
+  server(name: string): Promise<ServerChild>;
+  /** Stops a process of `servers` (a worker that must not run beside the scenarios after it). */
+  stopServer(name: string): Promise<void>;
+  /** The owner's connection to a database of its own that a `servers` entry names (created and migrated, not seeded). */
+  database(name: string): Promise<pg.Client>;
+  /**
+   * The request pairs of a request/baseline scenario of scenarios.ts, by name, built as the table's run builds them
+   * (the same seeded random numbers every call), on `db` (default: the bench database).
+   */
+  requestsOf(name: string, options?: { db?: pg.Client; count?: number }): Promise<{ pairs: RequestPair[]; authenticated: boolean }>;
+}
+
+/**
+ * A target of the issue's performance section measured by a custom scenario (printed with the others, kept under
+ * `targets` in the results): what is compared, in words with the measured values, the figure compared with the goal
+ * (a ratio, or measured/goal for a time) and whether it holds.
+ */
+export interface CustomTarget {
+  target: string;
+  ratio: number;
+  holds: boolean;
 }
 
 /** A custom scenario's figures: named numbers (ms, per-second rates, counts) and how many operations failed. */
@@ -70,6 +99,12 @@ export interface CustomFigures {
   figures: Record<string, number>;
   /** Failed operations (non-2xx answers, missing deliveries): a correct run has none. */
   failures: number;
+  /** Targets measured (never met while `failures` is not 0: the figures are not what they say). */
+  targets?: CustomTarget[];
+  /** Lines printed under the scenario's figures (a table per kind of request). */
+  report?: string[];
+  /** Structured figures kept in the results file and not printed (per kind of request). */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -79,5 +114,9 @@ export interface CustomFigures {
 export interface CustomScenario {
   name: string;
   seed: SeedStep;
+  /** Seed steps its data also comes from (run before `seed`, each step once per run, in this order). */
+  needs?: SeedStep[];
+  /** Processes besides the API server (a second API process, a worker, an API on a database of its own). */
+  servers?: ServerSpec[];
   run(ctx: CustomRunContext): Promise<CustomFigures>;
 }

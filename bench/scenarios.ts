@@ -14,6 +14,9 @@ import { feedReadScenario } from './feed-read.js';
 import { journeysFeedCacheHitScenario, journeysFeedColdScenario } from './journeys.js';
 import { checkoutScenario, itemSearchScenario } from './marketplace.js';
 import { chatFanoutScenario, chatHistoryDeepPageScenario, chatHistoryFirstPageScenario } from './chat.js';
+import { dayScenario } from './day.js';
+import { flatScenario } from './flat.js';
+import { notificationFanoutScenario } from './notification-fanout.js';
 
 /** Runs one of the API's queries the way a bare service would. */
 export async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
@@ -139,9 +142,11 @@ export const scenarios: Scenario[] = [
 
 /**
  * Scenarios that drive the API their own way (writes, WebSocket fan-out) and report their own figures, run after the
- * request/baseline ones (the checkout consumes the carts; the fan-out adds messages to the chat history).
+ * request/baseline ones (the checkout consumes the carts; the fan-out adds messages to the chat history). The flat
+ * comparison reads before the day writes into the feed; the notification fan-out runs its worker before the day, so
+ * the day's outbox rows are never dispatched beside a measurement.
  */
-export const customScenarios: CustomScenario[] = [checkoutScenario, chatFanoutScenario];
+export const customScenarios: CustomScenario[] = [checkoutScenario, chatFanoutScenario, flatScenario, notificationFanoutScenario, dayScenario];
 
 /** Deterministic PRNG (mulberry32), so each run sends the same requests. */
 export function seededRandom(seed: number): () => number {

@@ -4,6 +4,10 @@ import type pg from 'pg';
 export interface BenchSize {
   mode: 'full' | 'smoke';
   territories: number;
+  /** Posts in the feed's territory (feed-read.ts); unset: the mode's (200k, smoke 5k). The small world of flat.ts sets it. */
+  feedPosts?: number;
+  /** Rows of map content in the map's territory (map-pins.ts); unset: the mode's (~39k, smoke a fiftieth). */
+  mapRows?: number;
 }
 
 export const SIZES: Record<BenchSize['mode'], BenchSize> = {

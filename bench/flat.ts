@@ -1,0 +1,191 @@
+/**
+ * Target 3 of issue 14, "cost flat as data grows": territories nearby, territories search, map pins and feed read,
+ * each measured on a small world (1k territories, 1k map rows in the map's territory, 1k posts in the feed's) and
+ * on the bench's full data (100k territories, ~39k map rows, 200k posts; smoke: a few thousand), in the same run,
+ * one after the other, with the same requests; prints the API p50 of each and the growth (large / small), met when
+ * at most 1.5x.
+ *
+ * Why the small world is a database of its own (created on the same PostgreSQL, migrated, seeded with the very seed
+ * steps of the full data at small sizes, served by a second API process with the same settings) rather than a small
+ * set beside the large one: nearby and search read the whole territory table, so a thousand territories beside a
+ * hundred thousand cannot be searched apart from them; and a small set in a shared table would hide exactly the
+ * plans that do not scale (a sequential scan costs the same for both, reading as "flat"). In its own database
+ * every table of the small world is small, as on a young deployment, and the same query over more rows is the one
+ * thing that differs. The feed and the map could have been a small territory beside the large one (their queries are
+ * per territory); they are in the small world too so that all four compare the same way.
+ *
+ * Same requests: nearby and search send the scenarios' own request lists (the same seeded random numbers) to both
+ * worlds; the feed reads the first 40 pages of 20 (the small feed has ~46 full pages of what the reader sees, so no
+ * page is short in either world); the map asks page 1 of each of the map scenario's five filters (what a map client
+ * asks first). The reader is each world's bench user: a RESIDENT of the feed's territory, no member of the map's.
+ */
+import { eventsSeed } from './events-nearby.js';
+import { feedSeed, feedTerritoryId } from './feed-read.js';
+import { driveMixed, kindFigures, type KindFigures } from './load.js';
+import { mapSeed, mapTerritoryId } from './map-pins.js';
+import type { CustomRunContext, CustomScenario, CustomTarget } from './scenario.js';
+import { type BenchSize, insertBenchUser, territoriesSeed } from './seed.js';
+
+const SMALL_DATABASE = 'bench_small';
+const SMALL_API = 'api-small';
+/** At most this growth of the p50 from the small world to the full data (issue 14, target 3). */
+const MAX_GROWTH = 1.5;
+const CONNECTIONS = 10;
+const FEED_PAGES = 40;
+
+/** The small world: 1k of each (smoke: fewer territories and map rows, as the full data is a few thousand there). */
+function smallWorld(size: BenchSize): BenchSize {
+  return size.mode === 'full'
+    ? { mode: 'full', territories: 1_000, feedPosts: 1_000, mapRows: 1_000 }
+    : { mode: 'smoke', territories: 200, feedPosts: 1_000, mapRows: 200 };
+}
+
+const pageOf = (path: string) => Number(new URLSearchParams(path.split('?')[1] ?? '').get('pageNumber') ?? 1);
+
+interface Kind {
+  /** The request/baseline scenario whose requests are sent. */
+  scenario: string;
+  key: string;
+  /** What grows, for the printout. */
+  rows: 'territories' | 'mapRows' | 'feedPosts';
+  keep(path: string): boolean;
+  /** Requests asked of the scenario (before `keep`): the map's 250 are shuffled, so all of them. */
+  count?: number;
+  /** Its answers must hold items in both worlds (a page of nothing would not compare). */
+  nonEmpty?: boolean;
+}
+
+const KINDS: Kind[] = [
+  { scenario: 'territories nearby', key: 'nearby', rows: 'territories', keep: () => true },
+  { scenario: 'territories search', key: 'search', rows: 'territories', keep: () => true },
+  { scenario: 'map pins', key: 'mapPins', rows: 'mapRows', keep: (path) => pageOf(path) === 1, count: 10_000, nonEmpty: true },
+  { scenario: 'feed read', key: 'feedRead', rows: 'feedPosts', keep: (path) => pageOf(path) <= FEED_PAGES, nonEmpty: true },
+];
+
+interface World {
+  label: string;
+  apiUrl: string;
+  db: CustomRunContext['db'];
+  token: string;
+  rows: Record<Kind['rows'], number>;
+}
+
+/** The rows that grow, counted the same way in both worlds. */
+async function rowsOf(db: CustomRunContext['db']): Promise<World['rows']> {
+  const [map, feed] = await Promise.all([mapTerritoryId(db), feedTerritoryId(db)]);
+  const { rows } = await db.query<World['rows']>(
+    `select (select count(*)::int from territory where status = 'ACTIVE') as territories,
+            (select count(*)::int from map_entity where territory_id = $1::uuid)
+              + (select count(*)::int from post where territory_id = $1::uuid and map_entity_id is not null)
+              + (select count(*)::int from territory_asset where territory_id = $1::uuid)
+              + (select count(*)::int from alert where territory_id = $1::uuid)
+              + (select count(*)::int from event where territory_id = $1::uuid) as "mapRows",
+            (select count(*)::int from post where territory_id = $2::uuid) as "feedPosts"`,
+    [map, feed],
+  );
+  return rows[0]!;
+}
+
+/** Whether the first answer of the path holds items (`items` of a page). */
+async function hasItems(world: World, path: string, headers: Record<string, string>) {
+  const response = await fetch(`${world.apiUrl}${path}`, { headers });
+  if (response.status !== 200) return false;
+  const body = (await response.json()) as { items?: unknown[] };
+  return (body.items?.length ?? 0) > 0;
+}
+
+export const flatScenario: CustomScenario = {
+  name: 'cost flat as data grows',
+  // The full data's side: the map's and the feed's territories (the events step first, as in scenarios.ts).
+  needs: [eventsSeed, mapSeed],
+  seed: feedSeed,
+  servers: [{ name: SMALL_API, script: 'bench/api-server.ts', database: SMALL_DATABASE }],
+  async run(ctx) {
+    const { size, log } = ctx;
+    const smallDb = await ctx.database(SMALL_DATABASE);
+    const smallSize = smallWorld(size);
+    // The same steps, in the same order, as the full data's (run.ts, scenarios.ts); then its own bench user.
+    for (const step of [territoriesSeed, eventsSeed, mapSeed, feedSeed]) await step.run(smallDb, smallSize);
+    const smallUser = await insertBenchUser(smallDb);
+    const smallApi = await ctx.server(SMALL_API);
+    const worlds: World[] = [
+      { label: 'small', apiUrl: smallApi.url, db: smallDb, token: await ctx.tokenFor(smallUser), rows: await rowsOf(smallDb) },
+      { label: 'large', apiUrl: ctx.apiUrl, db: ctx.db, token: ctx.token, rows: await rowsOf(ctx.db) },
+    ];
+    const [small, large] = worlds as [World, World];
+    // Smoke checks that the comparison works (its figures say nothing), within the smoke run's deadline.
+    const timing = size.mode === 'full' ? { warmupSeconds: 2, durationSeconds: 10 } : { warmupSeconds: 0.2, durationSeconds: 0.6 };
+
+    const figures: Record<string, number> = {};
+    for (const world of worlds) for (const [rows, n] of Object.entries(world.rows)) figures[`${world.label}${rows[0]!.toUpperCase()}${rows.slice(1)}`] = n;
+    const targets: CustomTarget[] = [];
+    const report: string[] = [];
+    let failures = 0;
+    const measured: Array<{ kind: Kind; small: KindFigures; large: KindFigures; reqPerSec: [number, number] }> = [];
+    for (const kind of KINDS) {
+      const results: Array<{ figures: KindFigures; reqPerSec: number }> = [];
+      for (const world of worlds) {
+        const { pairs, authenticated } = await ctx.requestsOf(kind.scenario, { db: world.db, count: kind.count });
+        const paths = pairs.map((p) => p.api).filter((path) => kind.keep(path));
+        const headers: Record<string, string> = authenticated ? { authorization: `Bearer ${world.token}` } : {};
+        if (paths.length === 0 || (kind.nonEmpty && !(await hasItems(world, paths[0]!, headers)))) {
+          log(`${kind.scenario}: the ${world.label} world answers no items to ${paths[0] ?? '(no request)'}: not comparable`);
+          failures++;
+        }
+        let next = 0;
+        const load = (durationSeconds: number) =>
+          driveMixed({
+            baseUrl: world.apiUrl,
+            connections: CONNECTIONS,
+            durationSeconds,
+            next: () => ({ kind: kind.key, method: 'GET', path: paths[next++ % paths.length]!, headers }),
+          });
+        log(`${kind.scenario}: ${world.rows[kind.rows]} ${kind.rows} (${world.label})`);
+        await load(timing.warmupSeconds);
+        const sample = await load(timing.durationSeconds);
+        const f = kindFigures([...sample.byKind.values()]);
+        failures += f.non2xx + sample.errors;
+        results.push({ figures: f, reqPerSec: sample.durationSeconds > 0 ? f.requests / sample.durationSeconds : 0 });
+      }
+      const [s, l] = results as [(typeof results)[number], (typeof results)[number]];
+      measured.push({ kind, small: s.figures, large: l.figures, reqPerSec: [s.reqPerSec, l.reqPerSec] });
+    }
+
+    const ms = (v: number) => `${v.toFixed(2)} ms`;
+    const header = ['scenario', 'rows', 'p50 small', 'p50 large', 'growth', 'p99 small', 'p99 large', 'req/s small', 'req/s large'];
+    const lines = measured.map(({ kind, small: s, large: l, reqPerSec }) => {
+      const growth = s.p50Ms > 0 ? Math.round((l.p50Ms / s.p50Ms) * 100) / 100 : 0;
+      figures[`${kind.key}SmallP50Ms`] = s.p50Ms;
+      figures[`${kind.key}LargeP50Ms`] = l.p50Ms;
+      figures[`${kind.key}SmallP99Ms`] = s.p99Ms;
+      figures[`${kind.key}LargeP99Ms`] = l.p99Ms;
+      figures[`${kind.key}Growth`] = growth;
+      const rows = `${small.rows[kind.rows]} -> ${large.rows[kind.rows]} ${kind.rows}`;
+      targets.push({
+        target: `API p50 ${ms(s.p50Ms)} at ${small.rows[kind.rows]} ${kind.rows} -> ${ms(l.p50Ms)} at ${large.rows[kind.rows]}: growth at most ${MAX_GROWTH}x`,
+        ratio: growth,
+        holds: growth > 0 && growth <= MAX_GROWTH,
+      });
+      return [
+        kind.scenario,
+        rows,
+        ms(s.p50Ms),
+        ms(l.p50Ms),
+        `${growth.toFixed(2)}x`,
+        ms(s.p99Ms),
+        ms(l.p99Ms),
+        reqPerSec[0].toFixed(0),
+        reqPerSec[1].toFixed(0),
+      ];
+    });
+    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((row) => (row[i] ?? '').length)));
+    const line = (cells: string[]) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    report.push(line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(line));
+    return {
+      figures: { ...figures, connections: CONNECTIONS, durationSeconds: timing.durationSeconds },
+      failures,
+      targets: targets.map((t, i) => ({ ...t, target: `${KINDS[i]!.scenario}: ${t.target}` })),
+      report,
+    };
+  },
+};
