@@ -14,7 +14,7 @@ import type pg from 'pg';
 import WebSocket from 'ws';
 import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
-import { type ConversationRow, conversationByIdQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
+import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
 import type { CustomScenario, Scenario } from './scenario.js';
 import type { BenchSize, SeedStep } from './seed.js';
@@ -149,7 +149,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   const { id } = request.params as { id: string };
   const q = request.query as Record<string, string | undefined>;
   const viewer = await viewerId(pool);
-  const [conv] = await runQuery<ConversationRow>(pool, conversationByIdQuery(id, viewer));
+  const [conv] = await runQuery<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
   if (!conv) return reply.code(404).send({ status: 404 });
   const [access] = await runQuery<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
   const flags = access?.enabled_flags ?? [];

@@ -54,8 +54,12 @@ const CONVERSATION_ACCESS_SELECT = `
     from chat_conversation c
     left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
 
+export function conversationAccessQuery(id: string, viewerId: string): SqlQuery {
+  return { sql: `${CONVERSATION_ACCESS_SELECT} where c.id = ?`, params: [viewerId, id] };
+}
+
 export async function conversationForAccess(em: EntityManager, id: string, viewerId: string): Promise<ConversationAccessRow | null> {
-  const [row] = await runSql<ConversationAccessRow>(em, { sql: `${CONVERSATION_ACCESS_SELECT} where c.id = ?`, params: [viewerId, id] });
+  const [row] = await runSql<ConversationAccessRow>(em, conversationAccessQuery(id, viewerId));
   return row ?? null;
 }
 
