@@ -30,8 +30,7 @@ import { driveMixed, kindFigures, type KindFigures, type MixedRequest, type Mixe
 import { mapSeed } from './map-pins.js';
 import { marketplaceSeed } from './marketplace.js';
 import type { CustomRunContext, CustomScenario } from './scenario.js';
-import { seededRandom } from './scenarios.js';
-import type { BenchSize, SeedStep } from './seed.js';
+import { type BenchSize, type SeedStep, seededRandom } from './seed.js';
 
 const SECOND_API = 'api-2';
 const CONNECTIONS = 50;

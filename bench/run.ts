@@ -19,8 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.js';
 import type { CustomFigures, CustomRunContext, RequestPair, Scenario } from './scenario.js';
-import { customScenarios, scenarios, seededRandom } from './scenarios.js';
-import { insertBenchUser, SIZES, type SeedStep, territoriesSeed } from './seed.js';
+import { customScenarios, scenarios } from './scenarios.js';
+import { insertBenchUser, SIZES, type SeedStep, seededRandom, territoriesSeed } from './seed.js';
 import { ExtraServers, prepareSchema } from './servers.js';
 
 const smoke = process.argv.includes('--smoke');

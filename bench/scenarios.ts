@@ -147,15 +147,3 @@ export const scenarios: Scenario[] = [
  * the day's outbox rows are never dispatched beside a measurement.
  */
 export const customScenarios: CustomScenario[] = [checkoutScenario, chatFanoutScenario, flatScenario, notificationFanoutScenario, dayScenario];
-
-/** Deterministic PRNG (mulberry32), so each run sends the same requests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
