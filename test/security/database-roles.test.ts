@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { embeddedSuperuserUrl, startEmbeddedPostgres, superuserPasswordFile } from '../../src/db/embedded.js';
 import { APP_ROLE, ensureAppRole, isSuperuserConnection, mayRewriteAuditTrail, refuseSuperuserInProduction, SUPERUSER_REFUSAL } from '../../src/db/roles.js';
 import { BOSS_SCHEMA } from '../../src/jobs/boss.js';
+import { freePort } from '../platform/server-process.js';
 import { PRODUCTION_ENV } from '../platform/support.js';
 import { appDatabaseUrl, createTestApp, createTestDatabase, type TestApp } from '../setup/test-app.js';
 
@@ -178,7 +179,7 @@ describe('the embedded PostgreSQL has no fixed password', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'territory-embedded-'));
     chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as the `postgres` user, who must reach the cluster
     const dir = join(dataDir, 'pg');
-    const port = 40000 + Math.floor(Math.random() * 5000);
+    const port = await freePort();
     try {
       let db = await startEmbeddedPostgres({ dir, port, persistent: true, fast: true });
       const file = superuserPasswordFile(dir);

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { randomPassword, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { createOrm, migrate } from '../../src/db/orm.js';
 import { APP_ROLE, ensureAppRole } from '../../src/db/roles.js';
+import { freePort } from '../platform/server-process.js';
 
 export const TEMPLATE_DB = 'territory_template';
 
@@ -34,7 +35,8 @@ export default async function setup(project: TestProject) {
     serverUrl = url.toString();
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'territory-test-pg-'));
-    const port = 45000 + Math.floor(Math.random() * 5000);
+    // The kernel's pick: a random port in the ephemeral range may be some outgoing connection's local port.
+    const port = await freePort();
     const db = await startEmbeddedPostgres({ dir, port, persistent: false, fast: true });
     serverUrl = db.serverUrl;
     stop = async () => {
