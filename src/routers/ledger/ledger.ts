@@ -45,26 +45,10 @@ function isSellerKind(kind: LedgerAccountKind) {
   return (SELLER_ACCOUNT_KINDS as readonly string[]).includes(kind);
 }
 
-/**
- * The account of (territory, currency, kind, owner), created on first use. `on conflict do nothing` on the unique
- * index (NULL owners equal), then a read: concurrent first uses create one row.
- */
+/** The account of (territory, currency, kind, owner), created on first use (see `ledgerAccountIds`). */
 export async function ledgerAccountId(em: EntityManager, territoryId: string, currency: string, ref: LedgerAccountRef): Promise<string> {
-  const owner = ref.ownerUserId ?? null;
-  if (isSellerKind(ref.kind) !== (owner !== null)) throw new LedgerError(`Account kind ${ref.kind} ${owner ? 'takes no' : 'needs an'} owner.`);
   if (!CURRENCY.test(currency)) throw new LedgerError(`Invalid currency ${currency}.`);
-  await execSql(
-    em,
-    `insert into ledger_account (id, created_at_utc, territory_id, currency, kind, owner_user_id) values (?, now(), ?, ?, ?, ?)
-     on conflict do nothing`,
-    [newId(), territoryId, currency, ref.kind, owner],
-  );
-  const [row] = await execSql<{ id: string }>(
-    em,
-    `select id from ledger_account where territory_id = ? and currency = ? and kind = ? and owner_user_id is not distinct from ?::uuid`,
-    [territoryId, currency, ref.kind, owner],
-  );
-  return row!.id;
+  return (await ledgerAccountIds(em, [{ territoryId, currency, ref }])).get(accountKey(territoryId, currency, ref))!;
 }
 
 async function readTransaction(em: EntityManager, id: string, created: boolean): Promise<LedgerTransactionRecord> {
@@ -116,46 +100,14 @@ function checkPosting(posting: LedgerPosting) {
 }
 
 /**
- * Records one balanced ledger transaction, at most once per idempotency key: the transaction row is inserted with
- * `on conflict do nothing`, so a concurrent or later repeat waits for the first and then returns it (`created:
- * false`) without writing. A repeat whose entries differ from the recorded ones is a LedgerError (a key names one
- * movement). Runs in the caller's transaction when there is one (the zero-sum check fires at its commit).
+ * Records one balanced ledger transaction, at most once per idempotency key (`postLedgerTransactions` with one
+ * posting): a concurrent or later repeat waits for the first and then returns it (`created: false`) without writing;
+ * a repeat whose entries differ from the recorded ones is a LedgerError (a key names one movement). Runs in the
+ * caller's transaction when there is one (the zero-sum check fires at its commit).
  */
 export async function postLedgerTransaction(em: EntityManager, posting: LedgerPosting): Promise<LedgerTransactionRecord> {
-  checkPosting(posting);
-  return em.transactional(async (tx) => {
-    // The key first: a concurrent repeat waits here on the unique index until this transaction ends.
-    const id = newId();
-    const inserted = await execSql<{ id: string }>(
-      tx,
-      `insert into ledger_transaction (id, created_at_utc, idempotency_key, territory_id) values (?, now(), ?, ?)
-       on conflict (idempotency_key) do nothing returning id`,
-      [id, posting.idempotencyKey, posting.territoryId],
-    );
-    if (inserted.length === 0) {
-      const [existing] = await execSql<{ id: string }>(tx, 'select id from ledger_transaction where idempotency_key = ?', [posting.idempotencyKey]);
-      const record = await readTransaction(tx, existing!.id, false);
-      if (record.territoryId !== posting.territoryId || !sameEntries(record.entries, posting)) {
-        throw new LedgerError(`Idempotency key ${posting.idempotencyKey} was already used for other entries.`);
-      }
-      return record;
-    }
-    // Accounts in a fixed order, so two postings creating the same accounts cannot deadlock.
-    const refs = [...new Set(posting.entries.map((e) => refKey(e.account)))].sort();
-    const accountIds = new Map<string, string>();
-    for (const key of refs) {
-      const [kind, owner] = key.split('|') as [LedgerAccountKind, string];
-      accountIds.set(key, await ledgerAccountId(tx, posting.territoryId, posting.currency, { kind, ownerUserId: owner || null }));
-    }
-    const ids = posting.entries.map((e) => accountIds.get(refKey(e.account))!);
-    await execSql(
-      tx,
-      `insert into ledger_entry (id, created_at_utc, transaction_id, account_id, amount_in_cents, currency)
-       select e.id, now(), ?, e.account_id, e.amount, ? from unnest(?::uuid[], ?::uuid[], ?::bigint[]) as e(id, account_id, amount)`,
-      [id, posting.currency, pgArray(ids.map(() => newId())), pgArray(ids), pgArray(posting.entries.map((e) => String(e.amountInCents)))],
-    );
-    return readTransaction(tx, id, true);
-  });
+  const [record] = await postLedgerTransactions(em, [posting]);
+  return record!;
 }
 
 /** The balance of an account (sum of its entries, integer cents): balances are projections, never stored. */
