@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import type pg from 'pg';
 import WebSocket from 'ws';
-import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { runOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
@@ -127,11 +127,6 @@ function viewerId(pool: pg.Pool) {
   return benchUserId;
 }
 
-async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
-  const { sql, params } = toNumberedParams(query);
-  return (await pool.query<T>(sql, params)).rows;
-}
-
 const messageJson = (r: MessageRow) => ({
   id: r.id,
   conversationId: r.conversation_id,
@@ -149,9 +144,9 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   const { id } = request.params as { id: string };
   const q = request.query as Record<string, string | undefined>;
   const viewer = await viewerId(pool);
-  const [conv] = await runQuery<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
+  const [conv] = await runOnPool<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
   if (!conv) return reply.code(404).send({ status: 404 });
-  const [access] = await runQuery<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
+  const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
   const flags = access?.enabled_flags ?? [];
   if (access?.status !== 'ACTIVE' || !flags.includes('CHATENABLED') || !flags.includes('CHATTERITORYPUBLICCHANNEL') || !access.role) {
     return reply.code(404).send({ status: 404 });
@@ -164,7 +159,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   }
   const { rows: blocked } = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [viewer]);
   const limit = Number(q.limit ?? PAGE);
-  const rows = await runQuery<MessageRow>(
+  const rows = await runOnPool<MessageRow>(
     pool,
     messagesBeforeQuery(
       conv.id,

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
-import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { runOnPool } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenario.js';
 import type { BenchSize, SeedStep } from './seed.js';
@@ -132,11 +132,6 @@ function viewerId(pool: pg.Pool) {
   return benchUserId;
 }
 
-async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
-  const { sql, params } = toNumberedParams(query);
-  return (await pool.query<T>(sql, params)).rows;
-}
-
 /** The same lookup as the media service's `mediaUrlsOf` (the ORM expands the id list into one placeholder each). */
 export async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
   const out = new Map<string, string[]>(ids.map((id) => [id, []]));
@@ -234,8 +229,8 @@ export const feedReadScenario: Scenario = {
       };
       const filter: FeedFilter = { territoryId, anyTags: null, mapEntityId: null, assetId: null };
       const [rows, count] = await Promise.all([
-        runQuery<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
-        runQuery<{ total: number }>(pool, feedCountQuery(viewer, filter)),
+        runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+        runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
       ]);
       const media = await mediaUrlsOf(
         pool,

@@ -25,7 +25,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { runOnPool } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
@@ -153,17 +153,12 @@ async function clientIdOf(pool: pg.Pool) {
   return benchClientId;
 }
 
-async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
-  const { sql, params } = toNumberedParams(query);
-  return (await pool.query<T>(sql, params)).rows;
-}
-
 /** The bare route's cache: the API's own structure and bounds (journey-cache.ts: 5000 entries, 64 MiB, 1 MiB each). */
 const answers = new AnswerCache({ maxEntries: 5000, maxTotalChars: 64 * 1024 * 1024, maxEntryChars: 1024 * 1024 });
 
 /** `territoryFeed` of feed-journeys.ts over `pageFeed`, with `pg`: what the screen costs without the API's layers. */
 async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: string, pageNumber: number, pageSize: number) {
-  const [access] = await runQuery<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+  const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
   if (!access?.id || access.status !== 'ACTIVE') return null;
   const { rows: blocked } = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [userId]);
   // The readers hold no system permission and no capability: they see their own hidden posts only.
@@ -175,8 +170,8 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
   const [rows, count] = await Promise.all([
-    runQuery<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
-    runQuery<{ total: number }>(pool, feedCountQuery(viewer, filter)),
+    runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+    runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
   const ids = rows.map((r) => r.id);
   const urls = await mediaUrlsOf(pool, ids);

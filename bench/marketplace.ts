@@ -8,7 +8,7 @@
  *   consumes its cart, so it has no rotating request pairs and no baseline.
  */
 import type pg from 'pg';
-import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { runOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, itemsQuery } from '../src/routers/items/items.queries.js';
 import { driveEach } from './load.js';
@@ -145,11 +145,6 @@ function viewerId(pool: pg.Pool) {
   return benchUserId;
 }
 
-async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
-  const { sql, params } = toNumberedParams(query);
-  return (await pool.query<T>(sql, params)).rows;
-}
-
 /** The API's JSON of an item (items.service.ts `toOutput`), built by hand. */
 function itemJson(r: ItemRow, urls: string[]) {
   const cents = r.price_in_cents === null ? null : Number(r.price_in_cents);
@@ -209,11 +204,11 @@ export const itemSearchScenario: Scenario = {
     path: '/baseline/items',
     async handler(pool, request, reply) {
       const q = request.query as Record<string, string | undefined>;
-      const [access] = await runQuery<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await viewerId(pool), null));
+      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await viewerId(pool), null));
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }
-      const rows = await runQuery<ItemRow>(
+      const rows = await runOnPool<ItemRow>(
         pool,
         itemsQuery({ territoryId: access.id, q: q.q || undefined, offset: Number(q.skip ?? 0), limit: Number(q.take ?? TAKE) }),
       );

@@ -3,8 +3,7 @@
  * for the API and for the bare baseline (autocannon rotates through them so no cache sees one URL), and the
  * baseline route, which runs the API's own SQL through a plain `pg` Pool. Adding a scenario = adding an entry.
  */
-import type pg from 'pg';
-import { type SqlQuery, toNumberedParams } from '../src/db/sql.js';
+import { runOnPool } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
@@ -17,12 +16,6 @@ import { chatFanoutScenario, chatHistoryDeepPageScenario, chatHistoryFirstPageSc
 import { dayScenario } from './day.js';
 import { flatScenario } from './flat.js';
 import { notificationFanoutScenario } from './notification-fanout.js';
-
-/** Runs one of the API's queries the way a bare service would. */
-export async function runQuery<T extends pg.QueryResultRow>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
-  const { sql, params } = toNumberedParams(query);
-  return (await pool.query<T>(sql, params)).rows;
-}
 
 /** The API's JSON shape of a territory, built by hand (no validation layer): what a bare route would answer. */
 export const territoryJson = (r: TerritoryRow) => ({
@@ -60,7 +53,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/:id',
       async handler(pool, request, reply) {
         const { id } = request.params as { id: string };
-        const [row] = await runQuery<TerritoryRow>(pool, territoryByIdQuery(id));
+        const [row] = await runOnPool<TerritoryRow>(pool, territoryByIdQuery(id));
         if (!row) return reply.code(404).send({ status: 404 });
         return territoryJson(row);
       },
@@ -84,7 +77,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/nearby',
       async handler(pool, request) {
         const q = request.query as Query;
-        const rows = await runQuery<TerritoryRow & { distance_km: number }>(
+        const rows = await runOnPool<TerritoryRow & { distance_km: number }>(
           pool,
           nearbyQuery({ lat: num(q.lat, 0), lng: num(q.lng, 0), radiusKm: num(q.radiusKm, 25), limit: num(q.limit, 20) }),
         );
@@ -120,7 +113,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/search',
       async handler(pool, request) {
         const q = request.query as Query;
-        const rows = await runQuery<TerritoryRow>(pool, searchQuery({ q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) }));
+        const rows = await runOnPool<TerritoryRow>(pool, searchQuery({ q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) }));
         return rows.map(territoryJson);
       },
     },

@@ -37,8 +37,12 @@ export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
 export async function runHotRead<T>(em: EntityManager, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
   if (em.isInTransaction()) return runSql<T>(em, query);
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+  return runOnPool<T>(pool, query, options.prepared ? statementName(query.sql) : undefined);
+}
+
+/** A statement on a plain `pg` pool with real parameters (`name`: a named, prepared statement). */
+export async function runOnPool<T>(pool: pg.Pool, query: SqlQuery, name?: string): Promise<T[]> {
   const { sql, params } = toNumberedParams(query);
-  const name = options.prepared ? statementName(sql) : undefined;
   return (await pool.query({ text: sql, values: params, ...(name ? { name } : {}) })).rows as T[];
 }
 
