@@ -105,8 +105,20 @@ describe('votings', () => {
       results: { Parks: 1, Lighting: 2, Sidewalks: 0 },
       winner: 'Lighting',
     });
-    // The options in the proposal's order, not jsonb's key order.
-    expect(Object.keys(results.json().results)).toEqual(['Parks', 'Lighting', 'Sidewalks']);
+  });
+
+  it("answers the results in the proposal's order of options, not the stored jsonb's key order", async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    // jsonb keeps keys shortest first: Parks, Lighting, Sidewalks.
+    const options = ['Sidewalks', 'Lighting', 'Parks'];
+    const id = await openVoting(curator, territory.id, { options });
+    expect((await post(curator, `${base(territory.id)}/${id}/vote`, { selectedOption: 'Parks' })).statusCode).toBe(204);
+    expect((await post(curator, `${base(territory.id)}/${id}/close`)).statusCode).toBe(200);
+    const stored = await t.sql<{ results: Record<string, number> }>('select results from voting where id = $1', [id]);
+    expect(Object.keys(stored[0]!.results)).not.toEqual(options);
+    const results = await get(curator, `${base(territory.id)}/${id}/results`);
+    expect(Object.keys(results.json().results)).toEqual(options);
   });
 
   it('an unknown option is 400 UNKNOWN_VOTING_OPTION; a tie or no votes is Rejected', async () => {
