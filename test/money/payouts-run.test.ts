@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { JOBS } from '../../src/jobs/registry.js';
 import { FakePayoutGateway, type PayoutGateway } from '../../src/routers/payouts/payout-gateway.js';
 import { syncPayoutStatuses } from '../../src/routers/payouts/payout-status-sync.js';
-import { isPayoutDue, nextPayoutAtUtc, runPayouts, splitIntoPayouts, territoriesDueForPayout } from '../../src/routers/payouts/payouts-run.js';
+import { isPayoutDue, runPayouts, splitIntoPayouts, territoriesDueForPayout } from '../../src/routers/payouts/payouts-run.js';
 import { countRows, newAdmin, newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { expectLedgerBalanced } from '../marketplace/money-helpers.js';
 import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
@@ -307,15 +307,6 @@ describe('frequency', () => {
     expect([tuesday, monday, firstTuesday].map((d) => isPayoutDue('Weekly', d))).toEqual([false, true, false]);
     expect([tuesday, monday, firstTuesday].map((d) => isPayoutDue('Monthly', d))).toEqual([false, false, true]);
     expect([tuesday, monday, firstTuesday].map((d) => isPayoutDue('Manual', d))).toEqual([false, false, false]);
-  });
-
-  it('nextPayoutAtUtc: the next due midnight after a fixed clock', () => {
-    const now = at('2026-11-24T13:45:00Z');
-    expect(nextPayoutAtUtc('Daily', now)?.toISOString()).toBe('2026-11-25T00:00:00.000Z');
-    expect(nextPayoutAtUtc('Weekly', now)?.toISOString()).toBe('2026-11-30T00:00:00.000Z');
-    expect(nextPayoutAtUtc('Monthly', now)?.toISOString()).toBe('2026-12-01T00:00:00.000Z');
-    expect(nextPayoutAtUtc('Manual', now)).toBeNull();
-    expect(nextPayoutAtUtc('Daily', at('2026-11-25T00:00:00Z'))?.toISOString()).toBe('2026-11-26T00:00:00.000Z');
   });
 
   it('the scheduled run pays the territories due that day with automatic payouts on, and never Manual ones', async () => {

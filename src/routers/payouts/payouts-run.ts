@@ -73,18 +73,6 @@ export function isPayoutDue(frequency: PayoutFrequency, now: Date): boolean {
   }
 }
 
-/** The next automatic run (00:00 UTC of the next due day) strictly after `now`; null for Manual. */
-export function nextPayoutAtUtc(frequency: PayoutFrequency, now: Date): Date | null {
-  if (frequency === 'Manual') return null;
-  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  // At most 31 days ahead for Monthly; the loop stops at the first due midnight after now.
-  for (let i = 0; i < 32; i += 1) {
-    if (day.getTime() > now.getTime() && isPayoutDue(frequency, day)) return day;
-    day.setUTCDate(day.getUTCDate() + 1);
-  }
-  return null;
-}
-
 export interface ReadyTransaction {
   id: string;
   netAmountInCents: number;
