@@ -17,7 +17,7 @@ import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/acc
 import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
 import type { CustomScenario, Scenario } from './scenario.js';
-import type { BenchSize, SeedStep } from './seed.js';
+import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Residents who wrote the history (and one of whom sends during the fan-out). */
 const CHATTERS = 20;
@@ -118,15 +118,6 @@ export const chatSeed: SeedStep = {
   },
 };
 
-/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
-let benchUserId: Promise<string> | null = null;
-function viewerId(pool: pg.Pool) {
-  benchUserId ??= pool
-    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
-    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
-  return benchUserId;
-}
-
 const messageJson = (r: MessageRow) => ({
   id: r.id,
   conversationId: r.conversation_id,
@@ -143,7 +134,7 @@ const qs = (params: Record<string, string | number>) =>
 const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, reply) => {
   const { id } = request.params as { id: string };
   const q = request.query as Record<string, string | undefined>;
-  const viewer = await viewerId(pool);
+  const viewer = await benchViewerId(pool);
   const [conv] = await runOnPool<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
   if (!conv) return reply.code(404).send({ status: 404 });
   const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));

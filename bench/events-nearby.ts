@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
 import { toNumberedParams } from '../src/db/sql.js';
 import type { Scenario } from './scenario.js';
-import { CITIES, COUNTRY_BOX, type SeedStep } from './seed.js';
+import { CITIES, COUNTRY_BOX, type SeedStep, benchViewerId } from './seed.js';
 
 /** People who create and attend the seeded events (the bench user attends none, like most readers). */
 const ORGANISERS = 50;
@@ -84,15 +84,6 @@ const nearbyEventJson = (r: EventRow & { distance_km: number }, mediaUrls: strin
   distanceKm: Math.round(r.distance_km * 1000) / 1000,
 });
 
-/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
-let benchUserId: Promise<string> | null = null;
-function viewerId(pool: pg.Pool) {
-  benchUserId ??= pool
-    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
-    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
-  return benchUserId;
-}
-
 /** The same lookup as the media service's `mediaUrlsOf` for a page of events. */
 async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
   const out = new Map<string, string[]>(ids.map((id) => [id, []]));
@@ -136,7 +127,7 @@ export const eventsNearbyScenario: Scenario = {
           lng: num(q.lng, 0),
           radiusKm: num(q.radiusKm, 5),
           now: new Date(),
-          viewerId: await viewerId(pool),
+          viewerId: await benchViewerId(pool),
           offset: 0,
           limit: num(q.limit, 20),
         }),

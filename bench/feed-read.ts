@@ -9,7 +9,7 @@ import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPag
 import { runOnPool } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenario.js';
-import type { BenchSize, SeedStep } from './seed.js';
+import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Few authors write the whole feed (as in a real neighbourhood, a handful of people post most). */
 const AUTHORS = 8;
@@ -123,15 +123,6 @@ export async function prepareReader(db: pg.Client, territoryId: string) {
   );
 }
 
-/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
-let benchUserId: Promise<string> | null = null;
-function viewerId(pool: pg.Pool) {
-  benchUserId ??= pool
-    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
-    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
-  return benchUserId;
-}
-
 /** The same lookup as the media service's `mediaUrlsOf` (the ORM expands the id list into one placeholder each). */
 export async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
   const out = new Map<string, string[]>(ids.map((id) => [id, []]));
@@ -209,7 +200,7 @@ export const feedReadScenario: Scenario = {
       const territoryId = q.territoryId ?? '';
       const pageNumber = Number(q.pageNumber ?? 1);
       const pageSize = Number(q.pageSize ?? PAGE_SIZE);
-      const userId = await viewerId(pool);
+      const userId = await benchViewerId(pool);
       // As the service: the territory with the caller's membership, then whom the caller blocked.
       const [access] = (
         await pool.query<AccessRow>(

@@ -10,7 +10,7 @@ import { PIN_TYPES, type PinType } from '../src/routers/map/map.schemas.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { runOnPool } from '../src/db/sql.js';
 import type { Scenario } from './scenario.js';
-import type { BenchSize, SeedStep } from './seed.js';
+import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** People who map places, post and report in the seeded territory. */
 const MAPPERS = 50;
@@ -148,18 +148,9 @@ export const mapSeed: SeedStep = {
   },
 };
 
-/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
-let benchUserId: Promise<string> | null = null;
-function viewerId(pool: pg.Pool) {
-  benchUserId ??= pool
-    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
-    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
-  return benchUserId;
-}
-
 /** What the map service reads about the caller before the pins query: the territory, their role, whom they blocked. */
 async function viewerOf(pool: pg.Pool, territoryId: string): Promise<MapViewer | null> {
-  const userId = await viewerId(pool);
+  const userId = await benchViewerId(pool);
   const exists = await pool.query('select 1 from territory where id = $1', [territoryId]);
   if (exists.rowCount === 0) return null;
   const [role, blocked] = await Promise.all([

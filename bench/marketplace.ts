@@ -13,7 +13,7 @@ import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/acc
 import { type ItemRow, itemsQuery } from '../src/routers/items/items.queries.js';
 import { driveEach } from './load.js';
 import type { CustomScenario, Scenario } from './scenario.js';
-import type { BenchSize, SeedStep } from './seed.js';
+import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Catalogue words: titles are `<adjective> <product> <n>`, so searches for a word or a part of one find many items. */
 const PRODUCTS = [
@@ -136,15 +136,6 @@ export const marketplaceSeed: SeedStep = {
   },
 };
 
-/** The bench user's id (the API reads it from the token; the bare route looks it up once). */
-let benchUserId: Promise<string> | null = null;
-function viewerId(pool: pg.Pool) {
-  benchUserId ??= pool
-    .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
-    .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
-  return benchUserId;
-}
-
 /** The API's JSON of an item (items.service.ts `toOutput`), built by hand. */
 function itemJson(r: ItemRow, urls: string[]) {
   const cents = r.price_in_cents === null ? null : Number(r.price_in_cents);
@@ -204,7 +195,7 @@ export const itemSearchScenario: Scenario = {
     path: '/baseline/items',
     async handler(pool, request, reply) {
       const q = request.query as Record<string, string | undefined>;
-      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await viewerId(pool), null));
+      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await benchViewerId(pool), null));
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }

@@ -224,3 +224,16 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+const benchUserIds = new WeakMap<pg.Pool, Promise<string>>();
+/** The bench user's id, for the bare routes (the API reads it from the token; a bare route looks it up once). */
+export function benchViewerId(pool: pg.Pool): Promise<string> {
+  let id = benchUserIds.get(pool);
+  if (!id) {
+    id = pool
+      .query<{ id: string }>(`select id from app_user where auth_provider = 'bench' and external_id = 'bench-user'`)
+      .then(({ rows }) => rows[0]?.id ?? '00000000-0000-0000-0000-000000000000');
+    benchUserIds.set(pool, id);
+  }
+  return id;
+}
