@@ -241,7 +241,7 @@ async function bareTerritoryFeed(pool: pg.Pool, request: FastifyRequest, reply: 
   const key = `${clientId} ${request.url}`;
   const now = Date.now();
   const found = answers.get(key, now);
-  if (found) return reply.header('x-cache', 'HIT').send(found.data);
+  if (found) return reply.header('x-cache', 'HIT').type('application/json').send(found.json);
   const generation = answers.generationOf(userId);
   const screen = await computeFeedScreen(pool, userId, q.territoryId ?? '', Number(q.pageNumber ?? 1), Number(q.pageSize ?? PAGE_SIZE));
   if (!screen) return reply.code(404).send({ status: 404 });

@@ -2,6 +2,7 @@ import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type RateBucket, rateLimitRouteConfig } from '../http/rate-limit.js';
 import { validationFailed } from '../platform/problems.js';
+import { answerFromJourneyCache } from '../routers/journeys/journey-cache.js';
 import { type AppDeps, type Context, createContext } from '../trpc/context.js';
 import type { AppMeta } from '../trpc/init.js';
 
@@ -41,6 +42,7 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
   for (const op of restOperations(router)) {
     const url = op.path.replace(/\{([^}]+)\}/g, ':$1');
     const segments = op.procedurePath.split('.');
+    const cachedJourney = op.method === 'GET' ? op.meta.cachedJourney : undefined;
     app.route({
       method: op.method,
       url,
@@ -50,6 +52,7 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
         let input: Record<string, unknown>;
         if (op.method === 'GET' || op.method === 'DELETE') {
           input = { ...(request.query as Record<string, unknown>), ...params };
+          if (cachedJourney && answerFromJourneyCache(request, reply, cachedJourney, op.path, input)) return reply;
         } else {
           const body = request.body ?? {};
           if (!isPlainObject(body)) throw validationFailed('(body)', 'the request body must be a JSON object');

@@ -42,7 +42,11 @@ export interface ResponseMeta {
  */
 export interface Context {
   deps: AppDeps;
-  /** A fork of the ORM's EntityManager, one per request. */
+  /**
+   * Within a call: a fork of the ORM's EntityManager, one per call (the call pipeline of src/trpc/init.ts forks it,
+   * so the calls of one batch or one WebSocket never share a unit of work). Before that, the root manager, which
+   * refuses entity work outside a fork (MikroORM's global-context check).
+   */
   em: EntityManager;
   auth: RequestAuth;
   /** The caller (null when anonymous); `authedProcedure` narrows it to a user. */
@@ -82,7 +86,7 @@ export function createContext(
     bearer: opts.bearer ?? req?.headers.authorization,
     connection: { subscriptions: 0, ...(opts.socket ? { socket: opts.socket } : {}) },
     deps,
-    em: deps.orm.em.fork() as EntityManager,
+    em: deps.orm.em as EntityManager,
     auth: resolved,
     user: resolved.user,
     authSession: resolved.session ?? null,

@@ -17,6 +17,11 @@ export type AppMeta = OpenApiMeta<{
   idempotentRepeat?: boolean;
   /** Defaults: GET -> global, other methods -> write. */
   rateLimit?: RateBucket;
+  /**
+   * A GET journey behind `journeyCache` (v2): its REST route answers a cache hit before the procedure runs
+   * (`answerFromJourneyCache`). `actsForUser`: built on `journeyUserProcedure` (a signed-in user is required).
+   */
+  cachedJourney?: { actsForUser: boolean };
 }>;
 
 /**

@@ -84,7 +84,7 @@ describe('the cache is bounded', () => {
     const cache = new AnswerCache({ maxEntries: 3, maxTotalChars: 1_000_000, maxEntryChars: 1000 });
     const later = Date.now() + 60_000;
     for (const key of ['a', 'b', 'c']) cache.set(key, 'u', { key }, generation(cache, 'u'), later);
-    expect(cache.get('a', Date.now())).toEqual({ data: { key: 'a' } });
+    expect(cache.get('a', Date.now())).toEqual({ json: '{"key":"a"}' });
     cache.set('d', 'u', { key: 'd' }, generation(cache, 'u'), later);
     expect(cache.size.entries).toBe(3);
     expect(cache.get('b', Date.now())).toBeUndefined();

@@ -137,6 +137,46 @@ describe('the 60 s read cache', () => {
     expectV2Error(await v2(t, 'POST', '/feed/interact', { client, user, payload: { postId: UNKNOWN_ID, action: 'LIKE' } }), 404, 'NOT_FOUND');
     expect((await v2(t, 'GET', feedUrl(place.id), { client, user })).headers['x-cache']).toBe('MISS');
   });
+
+  it('a hit (answered by the REST route before the procedure) is the stored answer, after every check of the procedure', async () => {
+    const place = await newTerritory(t);
+    const user = await newVisitor(t, place);
+    await newPost(t, { territoryId: place.id, authorUserId: author.id });
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/clients',
+      headers: admin.headers,
+      payload: { name: 'Cache checks app', scopes: ['journeys:read', 'journeys:write'] },
+    });
+    const { id, clientId, clientSecret } = registered.json() as { id: string; clientId: string; clientSecret: string };
+    const tokenWith = async (scope: string) => {
+      const issued = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope }).toString(),
+      });
+      return (issued.json() as { access_token: string }).access_token;
+    };
+    const reader = await tokenWith('journeys:read');
+    const miss = await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client: reader, user });
+    expect(miss.headers['x-cache']).toBe('MISS');
+    // The same query in another order is the same entry; the body is byte for byte the answer stored.
+    const hit = await v2(t, 'GET', `/feed/territory-feed?pageSize=5&territoryId=${place.id}`, { client: reader, user });
+    expect(hit.statusCode).toBe(200);
+    expect(hit.headers['x-cache']).toBe('HIT');
+    expect(hit.headers['content-type']).toBe(miss.headers['content-type']);
+    expect(hit.headers['cache-control']).toBe('private, max-age=60');
+    expect(hit.body).toBe(miss.body);
+    // Same client, a token without journeys:read: refused, although the entry is the client's.
+    expectV2Error(await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client: await tokenWith('journeys:write'), user }), 403, 'FORBIDDEN');
+    // Without the user's token, or with a bad one: 401.
+    expectV2Error(await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client: reader }), 401, 'UNAUTHORIZED');
+    expectV2Error(await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client: reader, user: { ...user, token: 'not-a-token' } }), 401, 'UNAUTHORIZED');
+    // Deactivated: the next call is refused, cached answer or not.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/clients/${id}`, headers: admin.headers })).statusCode).toBe(204);
+    expectV2Error(await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client: reader, user }), 401, 'UNAUTHORIZED');
+  });
 });
 
 describe('POST /feed/interact', () => {

@@ -1,5 +1,6 @@
 import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
-import { middleware } from '../../trpc/init.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AppMeta, middleware } from '../../trpc/init.js';
 
 /**
  * The journeys read cache (DESIGN 15 "Cache"): a GET journey's answer is kept 60 s per (client, user, path, query)
@@ -16,7 +17,8 @@ const MAX_ENTRY_CHARS = 1024 * 1024;
 
 interface Entry {
   userKey: string;
-  data: unknown;
+  /** The answer as sent: serialized once, when stored, so a hit writes it as it is. */
+  json: string;
   chars: number;
   expiresAtMs: number;
 }
@@ -52,23 +54,24 @@ export class AnswerCache {
     return `${this.epoch}:${this.generations.get(userKey) ?? 0}`;
   }
 
-  /** The live answer of the key (now the most recently used), or undefined. */
-  get(key: string, nowMs: number): { data: unknown } | undefined {
+  /** The live answer of the key as JSON (now the most recently used), or undefined. */
+  get(key: string, nowMs: number): { json: string } | undefined {
     const found = this.entries.get(key);
     if (!found) return undefined;
     this.remove(key);
     if (found.expiresAtMs <= nowMs) return undefined;
     this.entries.set(key, found);
     this.totalChars += found.chars;
-    return { data: found.data };
+    return { json: found.json };
   }
 
   /** Keeps the answer unless it is too large or a write of its user ran since `generation` was read. */
   set(key: string, userKey: string, data: unknown, generation: string, expiresAtMs: number) {
-    const chars = key.length + (JSON.stringify(data ?? null)?.length ?? 0);
+    const json = JSON.stringify(data ?? null);
+    const chars = key.length + json.length;
     if (chars > this.bounds.maxEntryChars || this.generationOf(userKey) !== generation) return;
     this.remove(key);
-    this.entries.set(key, { userKey, data, chars, expiresAtMs });
+    this.entries.set(key, { userKey, json, chars, expiresAtMs });
     this.totalChars += chars;
     while (this.entries.size > this.bounds.maxEntries || this.totalChars > this.bounds.maxTotalChars) {
       const oldest = this.entries.keys().next();
@@ -120,6 +123,10 @@ const stable = (value: unknown): unknown => {
 
 const userKeyOf = (userId: string | null | undefined) => userId ?? '-';
 
+/** The entry of one read: client, user, the operation's path and its raw input (key order does not matter). */
+const keyOf = (clientId: string | undefined, userId: string | null | undefined, path: string, rawInput: unknown) =>
+  JSON.stringify([clientId ?? '-', userKeyOf(userId), path, stable(rawInput ?? null)]);
+
 /** Drops every cached answer of a user (all clients). */
 export function invalidateUser(userId: string) {
   cache.invalidateUser(userId);
@@ -129,6 +136,8 @@ export function invalidateUser(userId: string) {
 export function clearJourneyCache() {
   cache.clear();
 }
+
+const CACHE_CONTROL = `private, max-age=${JOURNEY_CACHE_SECONDS}`;
 
 /**
  * Placed after the client (and user) checks, so a revoked client or a missing scope is refused before any hit. On a
@@ -147,21 +156,45 @@ export const journeyCache = middleware(async ({ ctx, meta, path, getRawInput, ne
       if (userId) invalidateUser(userId);
     }
   }
-  const clientId = ctx.client.client?.id ?? '-';
-  const userKey = userKeyOf(userId);
-  const key = JSON.stringify([clientId, userKey, meta?.openapi?.path ?? path, stable((await getRawInput()) ?? null)]);
+  const key = keyOf(ctx.client.client?.id, userId, meta?.openapi?.path ?? path, await getRawInput());
   const now = Date.now();
   const found = cache.get(key, now);
   if (found) {
-    ctx.resp.headers['Cache-Control'] = `private, max-age=${JOURNEY_CACHE_SECONDS}`;
+    ctx.resp.headers['Cache-Control'] = CACHE_CONTROL;
     ctx.resp.headers['X-Cache'] = 'HIT';
-    return { ok: true as const, data: found.data, marker: middlewareMarker };
+    return { ok: true as const, data: JSON.parse(found.json) as unknown, marker: middlewareMarker };
   }
-  const generation = cache.generationOf(userKey);
+  const generation = cache.generationOf(userKeyOf(userId));
   const result = await next();
   if (!result.ok) return result;
-  cache.set(key, userKey, result.data, generation, now + JOURNEY_CACHE_SECONDS * 1000);
-  ctx.resp.headers['Cache-Control'] = `private, max-age=${JOURNEY_CACHE_SECONDS}`;
+  cache.set(key, userKeyOf(userId), result.data, generation, now + JOURNEY_CACHE_SECONDS * 1000);
+  ctx.resp.headers['Cache-Control'] = CACHE_CONTROL;
   ctx.resp.headers['X-Cache'] = 'MISS';
   return result;
 });
+
+/**
+ * A REST GET journey answered from the cache before its procedure runs: the hit of `journeyCache` without the
+ * tRPC call around it (context, EntityManager fork, middleware chain), which on a hit does nothing but checks, and
+ * writing the stored JSON as it is. It answers only when every check the procedure makes before `journeyCache`
+ * passes: a client token whose client is active and holds `journeys:read` (read from the database on this very
+ * request by the auth hook, so a deactivation or rotation still takes effect at once) and, for a journey acting for
+ * a user, a valid `X-User-Token`. Anything else (a miss, an expired entry, any refusal) goes on to the procedure,
+ * which answers exactly as before. Rate limiting and authentication ran already (Fastify hooks).
+ */
+export function answerFromJourneyCache(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  journey: NonNullable<AppMeta['cachedJourney']>,
+  path: string,
+  rawInput: Record<string, unknown>,
+): boolean {
+  const client = request.client.client;
+  if (!client?.scopes.includes('journeys:read')) return false;
+  const userId = request.auth.user?.id ?? null;
+  if (journey.actsForUser && !userId) return false;
+  const found = cache.get(keyOf(client.id, userId, path, rawInput), Date.now());
+  if (!found) return false;
+  void reply.status(200).header('Cache-Control', CACHE_CONTROL).header('X-Cache', 'HIT').type('application/json').send(found.json);
+  return true;
+}

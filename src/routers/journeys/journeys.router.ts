@@ -29,8 +29,11 @@ const actingClient = middleware(({ ctx, next }) => {
   return next();
 });
 
-/** GET journeys acting for a user: `journeys:read`, the user token, the 60 s cache. */
-const userRead = journeyUserProcedure('journeys:read').use(actingClient).use(journeyCache);
+/** GET journeys acting for a user: `journeys:read`, the user token, the 60 s cache (hits answered by the REST route). */
+const userRead = journeyUserProcedure('journeys:read')
+  .use(actingClient)
+  .use(journeyCache)
+  .meta({ cachedJourney: { actsForUser: true } });
 /** POST journeys acting for a user: `journeys:write`, the user token; a success drops the user's cached answers. */
 const userWrite = journeyUserProcedure('journeys:write').use(actingClient).use(journeyCache);
 
@@ -58,6 +61,7 @@ export const journeysRouter = router({
     .use(actingClient)
     .use(journeyCache)
     .meta({
+      cachedJourney: { actsForUser: false },
       openapi: {
         method: 'GET',
         path: '/api/v2/journeys/onboarding/suggested-territories',
