@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { runOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
-import { type ItemRow, itemsQuery } from '../src/routers/items/items.queries.js';
+import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { driveEach } from './load.js';
 import type { CustomScenario, Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -199,10 +199,12 @@ export const itemSearchScenario: Scenario = {
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }
-      const rows = await runOnPool<ItemRow>(
-        pool,
-        itemsQuery({ territoryId: access.id, q: q.q || undefined, offset: Number(q.skip ?? 0), limit: Number(q.take ?? TAKE) }),
-      );
+      const rows = await listItemRows((query) => runOnPool<ItemRow>(pool, query), {
+        territoryId: access.id,
+        q: q.q || undefined,
+        offset: Number(q.skip ?? 0),
+        limit: Number(q.take ?? TAKE),
+      });
       const ids = rows.map((r) => r.id);
       const urls = new Map<string, string[]>(ids.map((id) => [id, []]));
       if (ids.length > 0) {

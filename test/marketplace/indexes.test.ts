@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlQuery } from '../../src/db/sql.js';
 import { inquiriesQuery } from '../../src/routers/inquiries/inquiries.queries.js';
-import { itemByIdQuery, itemsCountQuery, itemsQuery } from '../../src/routers/items/items.queries.js';
+import { type ItemRow, itemByIdQuery, itemsCountQuery, itemsQuery, listItemRows, recentItemsQuery } from '../../src/routers/items/items.queries.js';
+import { runSql } from '../../src/db/sql.js';
 import { territoryStoresQuery } from '../../src/routers/stores/stores.queries.js';
 import { newUser } from '../factories/index.js';
 import { planOf } from '../factories/query-plan.js';
@@ -81,6 +82,33 @@ describe('marketplace read paths use indexes (EXPLAIN on 6000 items)', () => {
       itemsQuery({ territoryId: big, q: 'E4DA', type: 'PRODUCT', category: 'category 3', offset: 0, limit: 20 }),
       /^item_active_text_trgm_idx$/,
     );
+  });
+
+  it('a search first reads the newest items through the (territory, newest) index, never the whole territory', async () => {
+    await expectIndexed(recentItemsQuery({ territoryId: big, q: 'item 1', offset: 0, limit: 20 }, 1000), /^item_active_territory_idx$/);
+    await expectIndexed(recentItemsQuery({ territoryId: big, q: 'e4da', type: 'SERVICE', offset: 40, limit: 20 }, 1000), /^item_active_territory_idx$/);
+  });
+
+  it("a search's page is the plain query's page, whether the newest items fill it or not", async () => {
+    const run = (query: SqlQuery) => runSql<ItemRow>(t.deps.orm.em.fork(), query);
+    const ids = (rows: ItemRow[]) => rows.map((r) => r.id);
+    // Common ("item", "description"), in between ("item 1", "9"), rare (md5 fragments), absent; with filters.
+    const terms = ['item', 'Description', 'item 1', '9', 'e4da', 'c4ca', 'zzzz'];
+    for (const q of terms) {
+      for (const [offset, limit] of [
+        [0, 20],
+        [20, 20],
+        [200, 50],
+        [3000, 20],
+      ] as const) {
+        for (const window of [10, 100, 1000]) {
+          for (const extra of [{}, { type: 'SERVICE' as const }, { category: 'category 3' }]) {
+            const filter = { territoryId: big, q, offset, limit, ...extra };
+            expect(ids(await listItemRows(run, filter, window)), JSON.stringify({ filter, window })).toEqual(ids(await run(itemsQuery(filter))));
+          }
+        }
+      }
+    }
   });
 
   it("a territory's list and its filters: the partial (territory, newest) index", async () => {

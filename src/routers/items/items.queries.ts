@@ -51,7 +51,8 @@ export interface ItemListFilter {
   q?: string | undefined;
 }
 
-function listWhere(filter: ItemListFilter): SqlQuery {
+/** The conditions of a list (`i` the item, `s` its store). */
+function listConditions(filter: ItemListFilter): SqlQuery {
   const parts = [`i.territory_id = ?::uuid`, `i.status = 'ACTIVE'`, `s.status = 'ACTIVE'`];
   const params: unknown[] = [filter.territoryId];
   if (filter.storeId) {
@@ -70,16 +71,62 @@ function listWhere(filter: ItemListFilter): SqlQuery {
     parts.push(`${SEARCH_TEXT} ilike ?`);
     params.push(`%${escapeLike(filter.q)}%`);
   }
-  return { sql: `from item i join store s on s.id = i.store_id where ${parts.join(' and ')}`, params };
+  return { sql: parts.join(' and '), params };
 }
+
+function listWhere(filter: ItemListFilter): SqlQuery {
+  const conditions = listConditions(filter);
+  return { sql: `from item i join store s on s.id = i.store_id where ${conditions.sql}`, params: conditions.params };
+}
+
+const NEWEST_FIRST = 'order by i.created_at_utc desc, i.id desc';
 
 /** Newest first (ties by id). */
 export function itemsQuery(filter: ItemListFilter & { offset: number; limit: number }): SqlQuery {
   const where = listWhere(filter);
   return {
-    sql: `select ${COLUMNS} ${where.sql} order by i.created_at_utc desc, i.id desc offset ?::int limit ?::int`,
+    sql: `select ${COLUMNS} ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
     params: [...where.params, filter.offset, filter.limit],
   };
+}
+
+/** How many of the territory's newest active items a search looks through before it uses the trigram index. */
+export const SEARCH_RECENT_WINDOW = 1000;
+
+/**
+ * `itemsQuery` over the territory's `window` newest active items only, read in item_active_territory_idx order
+ * and stopping at the page's last match. When it fills the page, that page is the one `itemsQuery` answers: every
+ * item outside the window is older than every item in it, so the first `offset + limit` matches all lie inside.
+ */
+export function recentItemsQuery(filter: ItemListFilter & { offset: number; limit: number }, window: number): SqlQuery {
+  const conditions = listConditions(filter);
+  return {
+    sql: `select ${COLUMNS}
+      from (select * from item i where i.territory_id = ?::uuid and i.status = 'ACTIVE' ${NEWEST_FIRST} limit ?::int) i
+      join store s on s.id = i.store_id
+     where ${conditions.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
+    params: [filter.territoryId, window, ...conditions.params, filter.offset, filter.limit],
+  };
+}
+
+/**
+ * A page of the list. With `q`, the planner picks between reading newest first and filtering (fast when the term is
+ * common: it stops after the page) and the trigram index (fast when it is rare: few matches to sort), and a term of
+ * five letters or more looks rare to it even when thousands of items match ("bread": the index path fetched and
+ * sorted every match, 10-30 ms). So a search first reads the newest `SEARCH_RECENT_WINDOW` items (bounded by
+ * design); only a page it cannot fill, i.e. a term rare among recent items or a deep page, runs the plain query.
+ * `run` executes a statement (the service's EntityManager, or the bench's pool).
+ */
+export async function listItemRows(
+  run: (query: SqlQuery) => Promise<ItemRow[]>,
+  filter: ItemListFilter & { offset: number; limit: number },
+  window = SEARCH_RECENT_WINDOW,
+): Promise<ItemRow[]> {
+  if (filter.q) {
+    const recent = await run(recentItemsQuery(filter, window));
+    if (recent.length === filter.limit) return recent;
+  }
+  return run(itemsQuery(filter));
 }
 
 export function itemsCountQuery(filter: ItemListFilter): SqlQuery {

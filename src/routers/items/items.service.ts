@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
 import { storeFacts } from '../stores/stores.queries.js';
-import { itemRow, type ItemRow, itemsCountQuery, itemsQuery } from './items.queries.js';
+import { itemRow, type ItemRow, itemsCountQuery, listItemRows } from './items.queries.js';
 import type { CreateItemInput, ItemListFilter, ItemOutput, UpdateItemInput } from './items.schemas.js';
 import { enforceMarketplacePolicy } from './marketplace-policy.js';
 
@@ -127,14 +127,14 @@ async function listFilter(ctx: ServiceContext, input: ItemListFilter) {
 /** ACTIVE items of ACTIVE stores of the territory, newest first, filtered by store, type, category and `q`. */
 export async function listItems(ctx: ServiceContext, input: ItemListFilter & { skip: number; take: number }): Promise<ItemOutput[]> {
   const filter = await listFilter(ctx, input);
-  return toOutputs(ctx.em, await runSql<ItemRow>(ctx.em, itemsQuery({ ...filter, offset: input.skip, limit: input.take })));
+  return toOutputs(ctx.em, await listItemRows((query) => runSql<ItemRow>(ctx.em, query), { ...filter, offset: input.skip, limit: input.take }));
 }
 
 export async function pageItems(ctx: ServiceContext, input: ItemListFilter & { pageNumber: number; pageSize: number }) {
   const filter = await listFilter(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    runSql<ItemRow>(ctx.em, itemsQuery({ ...filter, offset, limit })),
+    listItemRows((query) => runSql<ItemRow>(ctx.em, query), { ...filter, offset, limit }),
     runSql<{ total: number }>(ctx.em, itemsCountQuery(filter)),
   ]);
   return toPage(await toOutputs(ctx.em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
