@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { runOnPool } from '../src/db/sql.js';
+import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -165,13 +166,6 @@ export const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
   updatedAtUtc: r.updated_at_utc,
 });
 
-interface AccessRow {
-  id: string;
-  status: string;
-  role: string | null;
-  capabilities: string[] | null;
-}
-
 const qs = (params: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
@@ -201,22 +195,14 @@ export const feedReadScenario: Scenario = {
       const pageNumber = Number(q.pageNumber ?? 1);
       const pageSize = Number(q.pageSize ?? PAGE_SIZE);
       const userId = await benchViewerId(pool);
-      // As the service: the territory with the caller's membership, then whom the caller blocked.
-      const [access] = (
-        await pool.query<AccessRow>(
-          `select t.id, t.name, t.status, t.enabled_flags, m.role, m.capabilities
-             from territory t left join territory_membership m on m.territory_id = t.id and m.user_id = $1
-            where t.id = $2`,
-          [userId, territoryId],
-        )
-      ).rows;
-      if (!access || access.status !== 'ACTIVE') return reply.code(404).send({ status: 404 });
-      const blocked = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [userId]);
+      // As the service: the access read (the territory, the caller's membership, whom the caller blocked).
+      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+      if (!access?.id || access.status !== 'ACTIVE') return reply.code(404).send({ status: 404 });
       // The bench user holds no system permission.
       const viewer: FeedViewer = {
         userId,
         seesResidentsOnly: access.role === 'RESIDENT' || (access.capabilities ?? []).length > 0,
-        blockedUserIds: blocked.rows.map((r) => r.blocked_user_id),
+        blockedUserIds: access.blocked_user_ids ?? [],
       };
       const filter: FeedFilter = { territoryId, anyTags: null, mapEntityId: null, assetId: null };
       const [rows, count] = await Promise.all([

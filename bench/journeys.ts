@@ -160,12 +160,11 @@ const answers = new AnswerCache({ maxEntries: 5000, maxTotalChars: 64 * 1024 * 1
 async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: string, pageNumber: number, pageSize: number) {
   const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
   if (!access?.id || access.status !== 'ACTIVE') return null;
-  const { rows: blocked } = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [userId]);
   // The readers hold no system permission and no capability: they see their own hidden posts only.
   const viewer: FeedViewer = {
     userId,
     seesResidentsOnly: access.role === 'RESIDENT' || (access.capabilities ?? []).length > 0,
-    blockedUserIds: blocked.map((r) => r.blocked_user_id),
+    blockedUserIds: access.blocked_user_ids ?? [],
     seesHidden: 'OWN',
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
@@ -175,7 +174,7 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
   ]);
   const ids = rows.map((r) => r.id);
   const urls = await mediaUrlsOf(pool, ids);
-  const [media, interactions, curated] = await Promise.all([
+  const [media, interactions] = await Promise.all([
     pool.query<{ owner_id: string; id: string; media_type: string }>(
       `select a.owner_id, m.id, m.media_type
          from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
@@ -183,19 +182,19 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
         order by a.owner_id, a.display_order`,
       ['POST', ids],
     ),
-    pool.query<{ post_id: string; shared: boolean; commented: boolean }>(
+    pool.query<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
       `select p.id as post_id,
               exists (select 1 from post_share s where s.post_id = p.id and s.user_id = $1) as shared,
-              exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = $2) as commented
-         from post p where p.id = any($3::uuid[])`,
-      [userId, userId, ids],
+              exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = $2) as commented,
+              exists (select 1 from territory_membership m
+                       where m.territory_id = p.territory_id and m.user_id = $3 and 'CURATOR' = any(m.capabilities)) as curates
+         from post p where p.id = any($4::uuid[])`,
+      [userId, userId, userId, ids],
     ),
-    pool.query<{ territory_id: string }>("select territory_id from territory_membership where user_id = $1 and 'CURATOR' = any(capabilities)", [userId]),
   ]);
   const mediaOf = new Map<string, Array<{ id: string; url: string; mediaType: string }>>(ids.map((id) => [id, []]));
   for (const m of media.rows) mediaOf.get(m.owner_id)?.push({ id: m.id, url: `/api/v1/media/${m.id}`, mediaType: m.media_type });
   const interactionsOf = new Map(interactions.rows.map((r) => [r.post_id, r]));
-  const curatedIds = curated.rows.map((r) => r.territory_id);
   const page = toPage(
     rows.map((r) => feedItemJson(r, urls.get(r.id) ?? [])),
     count[0]?.total ?? 0,
@@ -213,7 +212,7 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
         event: post.event,
         author: post.author,
         userInteractions: { liked: post.likedByMe, shared: done?.shared ?? false, commented: done?.commented ?? false },
-        metadata: { canEdit: own, canDelete: own || curatedIds.includes(post.territoryId) },
+        metadata: { canEdit: own, canDelete: own || done?.curates === true },
       };
     }),
     pagination: {

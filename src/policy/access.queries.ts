@@ -1,6 +1,7 @@
 /**
- * The one read behind every territory access check: the territory, and the caller's membership of it, in one
- * round trip. When no territory id is given, the session's selection (territory_selection) names it.
+ * The one read behind every territory access check: the territory, the caller's membership of it and whom the
+ * caller blocked (every list filters them out), in one round trip. When no territory id is given, the session's
+ * selection (territory_selection) names it.
  */
 import type { SqlQuery } from '../db/sql.js';
 
@@ -22,6 +23,8 @@ export interface TerritoryAccessRow {
   document_verified: boolean | null;
   /** The end of the caller's current posting restriction here (moderation sanction), if any. */
   posting_restricted_until: Date | null;
+  /** The users the caller blocked (null: none, or no caller). */
+  blocked_user_ids: string[] | null;
 }
 
 export function territoryAccessQuery(territoryId: string | null, userId: string | null, sessionId: string | null): SqlQuery {
@@ -33,10 +36,11 @@ export function territoryAccessQuery(territoryId: string | null, userId: string 
                  m.id as membership_id, m.role, m.capabilities,
                  m.geo_verified_at_utc is not null as geo_verified, m.document_verified_at_utc is not null as document_verified,
                  (select max(r.ends_at_utc) from posting_restriction r
-                   where r.user_id = ?::uuid and r.territory_id = t.id and r.ends_at_utc > now()) as posting_restricted_until
+                   where r.user_id = ?::uuid and r.territory_id = t.id and r.ends_at_utc > now()) as posting_restricted_until,
+                 (select array_agg(b.blocked_user_id) from user_block b where b.blocker_user_id = ?::uuid) as blocked_user_ids
             from target
             left join territory t on t.id = target.id
             left join territory_membership m on m.territory_id = t.id and m.user_id = ?::uuid`,
-    params: [territoryId, userId, sessionId, userId, userId],
+    params: [territoryId, userId, sessionId, userId, userId, userId],
   };
 }

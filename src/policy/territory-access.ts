@@ -67,6 +67,8 @@ export class TerritoryAccess {
     readonly caller: AuthUser | null,
     /** The end of the caller's posting restriction in this territory (null: none). */
     readonly postingRestrictedUntil: Date | null = null,
+    /** Whom the caller blocked: lists leave out what they made (read with the access, no round trip of its own). */
+    readonly blockedUserIds: readonly string[] = [],
   ) {}
 
   get territoryId() {
@@ -168,6 +170,7 @@ function toAccess(row: TerritoryAccessRow, caller: AuthUser | null): TerritoryAc
     membership,
     caller,
     row.posting_restricted_until ? new Date(row.posting_restricted_until) : null,
+    row.blocked_user_ids ?? [],
   );
 }
 

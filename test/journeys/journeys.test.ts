@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, newAdmin, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
+import {
+  addMembership,
+  countRows,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+  UNKNOWN_ID,
+} from '../factories/index.js';
 import { newEvent, newPost } from '../factories/content.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { clientToken, expectV2Error, v2 } from './helpers.js';
@@ -76,6 +88,16 @@ describe('GET /feed/territory-feed', () => {
     });
     const own = await v2(t, 'GET', feedUrl(territory.id, '&pageSize=50'), { client, user: author });
     expect(own.json().items.find((i: { post: { id: string } }) => i.post.id === postId).metadata).toEqual({ canEdit: true, canDelete: true });
+    // A curator of the territory may delete it; a curator of another territory may not.
+    const curator = await newCurator(t, territory);
+    const elsewhere = await newCurator(t, await newTerritory(t));
+    await addMembership(t, elsewhere, territory, { role: 'RESIDENT' });
+    const metadataFor = async (reader: TestUser) =>
+      (await v2(t, 'GET', feedUrl(territory.id, '&pageSize=50'), { client, user: reader }))
+        .json()
+        .items.find((i: { post: { id: string } }) => i.post.id === postId).metadata;
+    expect(await metadataFor(curator)).toEqual({ canEdit: false, canDelete: true });
+    expect(await metadataFor(elsewhere)).toEqual({ canEdit: false, canDelete: false });
   });
 
   it('400 INVALID_REQUEST for bad query values, 404 NOT_FOUND for an unknown territory', async () => {

@@ -150,7 +150,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
   const viewer: FeedViewer = {
     userId: user.id,
     seesResidentsOnly: access.seesResidentsOnly,
-    blockedUserIds: await blockedUserIdsOf(em, user.id),
+    blockedUserIds: access.blockedUserIds,
     seesHidden: seesAllHidden(access) ? 'ALL' : 'OWN',
   };
   const filter: FeedFilter = {

@@ -7,7 +7,6 @@ import { isSystemAdmin, type ServiceContext } from '../../platform/service-conte
 import { zText } from '../../platform/text.js';
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
 import { addComment, getPost, likePost, pageFeed, sharePost, unlikePost } from '../feed/feed.service.js';
-import { curatedTerritoryIdsOf } from '../memberships/memberships.queries.js';
 import { journeyMedia, journeyPagination, mediaOf, paginationOf } from './journey-common.js';
 
 // ---- Schemas ----
@@ -55,24 +54,30 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 
 type Interactions = z.infer<typeof userInteractions>;
 
-async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions>> {
+/** What the user did with each post, and whether they curate its territory (they may delete it then). */
+async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions & { curates: boolean }>> {
   const ids = posts.map((p) => p.id);
-  const out = new Map<string, Interactions>(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false }]));
+  const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false, curates: false }]));
   if (ids.length === 0) return out;
-  const rows = await execSql<{ post_id: string; shared: boolean; commented: boolean }>(
+  const rows = await execSql<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
     ctx.em,
     `select p.id as post_id,
             exists (select 1 from post_share s where s.post_id = p.id and s.user_id = ?) as shared,
-            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = ?) as commented
+            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = ?) as commented,
+            exists (select 1 from territory_membership m
+                     where m.territory_id = p.territory_id and m.user_id = ? and 'CURATOR' = any(m.capabilities)) as curates
        from post p where p.id = any(?::uuid[])`,
-    [ctx.user.id, ctx.user.id, pgArray(ids)],
+    [ctx.user.id, ctx.user.id, ctx.user.id, pgArray(ids)],
   );
   for (const r of rows) {
     const entry = out.get(r.post_id);
-    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented });
+    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented, curates: r.curates });
   }
   return out;
 }
+
+const interactionsJson = (found: (Interactions & { curates: boolean }) | undefined, post: FeedItemOutput): Interactions =>
+  found ? { liked: found.liked, shared: found.shared, commented: found.commented } : { liked: post.likedByMe, shared: false, commented: false };
 
 const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: post.commentCount, shares: post.shareCount });
 
@@ -80,27 +85,27 @@ const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: p
 export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof territoryFeedInput>): Promise<z.infer<typeof territoryFeedOutput>> {
   const page = await pageFeed(ctx, { territoryId: input.territoryId, filterByInterests: false, pageNumber: input.pageNumber, pageSize: input.pageSize });
   const posts = page.items;
-  const [media, interactions, curated] = await Promise.all([
+  const [media, interactions] = await Promise.all([
     mediaOf(
       ctx.em,
       'POST',
       posts.map((p) => p.id),
     ),
     interactionsOf(ctx, posts),
-    curatedTerritoryIdsOf(ctx.em, ctx.user.id),
   ]);
   const admin = isSystemAdmin(ctx.user);
   return {
     items: posts.map((post) => {
       const own = post.author.id === ctx.user.id;
+      const done = interactions.get(post.id);
       return {
         post,
         counts: countsOf(post),
         media: media.get(post.id) ?? [],
         event: post.event,
         author: post.author,
-        userInteractions: interactions.get(post.id) ?? { liked: post.likedByMe, shared: false, commented: false },
-        metadata: { canEdit: own, canDelete: own || admin || curated.includes(post.territoryId) },
+        userInteractions: interactionsJson(done, post),
+        metadata: { canEdit: own, canDelete: own || admin || done?.curates === true },
       };
     }),
     pagination: paginationOf(page),
@@ -128,5 +133,5 @@ export async function interact(ctx: ServiceContext, input: z.infer<typeof intera
   }
   const post = await getPost(ctx, { id });
   const interactions = await interactionsOf(ctx, [post]);
-  return { post, counts: countsOf(post), userInteractions: interactions.get(post.id) ?? { liked: post.likedByMe, shared: false, commented: false } };
+  return { post, counts: countsOf(post), userInteractions: interactionsJson(interactions.get(post.id), post) };
 }
