@@ -124,24 +124,8 @@ export async function prepareReader(db: pg.Client, territoryId: string) {
   );
 }
 
-/** The same lookup as the media service's `mediaUrlsOf` (the ORM expands the id list into one placeholder each). */
-export async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
-  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return out;
-  const unique = [...new Set(ids)];
-  const { rows } = await pool.query<{ owner_id: string; media_asset_id: string }>(
-    `select a.owner_id, a.media_asset_id
-       from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-      where a.owner_type = $1 and a.owner_id in (${unique.map((_, i) => `$${i + 2}`).join(', ')})
-      order by a.owner_id, a.display_order`,
-    ['POST', ...unique],
-  );
-  for (const row of rows) out.get(row.owner_id)?.push(`/api/v1/media/${row.media_asset_id}`);
-  return out;
-}
-
 /** The API's JSON of a feed item, built by hand: what a bare route would answer. */
-export const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
+export const feedItemJson = (r: FeedRow) => ({
   id: r.id,
   territoryId: r.territory_id,
   title: r.title,
@@ -156,7 +140,7 @@ export const feedItemJson = (r: FeedRow, mediaUrls: string[]) => ({
   commentCount: r.comment_count,
   shareCount: r.share_count,
   likedByMe: r.liked_by_me,
-  mediaUrls,
+  mediaUrls: r.media_ids.map((id) => `/api/v1/media/${id}`),
   event:
     r.event_id && r.event_title !== null && r.event_starts_at_utc !== null
       ? { id: r.event_id, title: r.event_title, startsAtUtc: r.event_starts_at_utc, status: r.event_status ?? '' }
@@ -209,12 +193,8 @@ export const feedReadScenario: Scenario = {
         runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
         runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
       ]);
-      const media = await mediaUrlsOf(
-        pool,
-        rows.map((r) => r.id),
-      );
       return toPage(
-        rows.map((r) => feedItemJson(r, media.get(r.id) ?? [])),
+        rows.map((r) => feedItemJson(r)),
         count[0]?.total ?? 0,
         pageNumber,
         pageSize,

@@ -30,7 +30,7 @@ import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
-import { feedItemJson, feedSeed, feedTerritoryId, mediaUrlsOf, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
+import { feedItemJson, feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
 import type { RequestContext, RequestPair, Scenario } from './scenario.js';
 import type { BenchSize } from './seed.js';
 
@@ -173,7 +173,6 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
   const ids = rows.map((r) => r.id);
-  const urls = await mediaUrlsOf(pool, ids);
   const [media, interactions] = await Promise.all([
     pool.query<{ owner_id: string; id: string; media_type: string }>(
       `select a.owner_id, m.id, m.media_type
@@ -196,7 +195,7 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
   for (const m of media.rows) mediaOf.get(m.owner_id)?.push({ id: m.id, url: `/api/v1/media/${m.id}`, mediaType: m.media_type });
   const interactionsOf = new Map(interactions.rows.map((r) => [r.post_id, r]));
   const page = toPage(
-    rows.map((r) => feedItemJson(r, urls.get(r.id) ?? [])),
+    rows.map((r) => feedItemJson(r)),
     count[0]?.total ?? 0,
     pageNumber,
     pageSize,

@@ -104,6 +104,10 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(page).toContain('post_feed_idx');
     expect(seqScanOnPost(page)).toBe(false);
 
+    // Each item's media: a probe of the attachment index per row, never a scan of the attachments.
+    expect(page).toMatch(/"Index Name":"media_attachment_owner_type_owner_id_display_order_index"/);
+    expect(page).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"media_attachment"/);
+
     const residentView = { userId: newId(), seesResidentsOnly: true, blockedUserIds: [] };
     expect(await explain(feedPageQuery(residentView, filter, { offset: 0, limit: 20 }))).toContain('post_feed_idx');
     // Unfiltered counts read the territory's stored counters, corrected by index lookups of the viewer's own posts and

@@ -33,6 +33,8 @@ export interface FeedRow {
   author_display_name: string;
   created_at_utc: string;
   updated_at_utc: string;
+  /** The post's live media, in display order. */
+  media_ids: string[];
 }
 
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
@@ -41,14 +43,17 @@ const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibi
 /**
  * A feed item for each row of `rows` (an aliased from-item `p` with POST_COLUMNS). The viewer is the first parameter
  * (likedByMe). Pages pass their already limited rows: joins and the like lookup then run for those rows only, and
- * the like lookup stays a primary-key probe per row instead of a hash of every like the viewer ever gave.
+ * the like lookup stays a primary-key probe per row instead of a hash of every like the viewer ever gave. Its media
+ * come the same way (an index probe of media_attachment per row), not in a round trip of their own.
  */
 const itemsOf = (rows: string) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
     exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?::uuid) as liked_by_me,
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
-    ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc
+    ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc,
+    array(select a.media_asset_id from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
+           where a.owner_type = 'POST' and a.owner_id = p.id order by a.display_order) as media_ids
   from ${rows}
   join app_user u on u.id = p.author_user_id
   left join event e on e.id = p.event_id`;

@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound, validationFailed } from '../../platfor
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
-import { assertAttachable, attachMedia, deleteMediaOf, mediaUrlsOf } from '../media/media.service.js';
+import { assertAttachable, attachMedia, deleteMediaOf, mediaUrl } from '../media/media.service.js';
 import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotification } from '../notifications/outbox.js';
@@ -97,12 +97,7 @@ async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lo
 
 // ---- Output ----
 
-async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutput[]> {
-  const media = await mediaUrlsOf(
-    em,
-    'POST',
-    rows.map((r) => r.id),
-  );
+function toItems(rows: FeedRow[]): FeedItemOutput[] {
   return rows.map((r) => ({
     id: r.id,
     territoryId: r.territory_id,
@@ -118,7 +113,7 @@ async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutp
     commentCount: r.comment_count,
     shareCount: r.share_count,
     likedByMe: r.liked_by_me,
-    mediaUrls: media.get(r.id) ?? [],
+    mediaUrls: r.media_ids.map(mediaUrl),
     event:
       r.event_id && r.event_title !== null && r.event_starts_at_utc !== null
         ? { id: r.event_id, title: r.event_title, startsAtUtc: r.event_starts_at_utc, status: r.event_status ?? '' }
@@ -131,7 +126,7 @@ async function toItems(em: EntityManager, rows: FeedRow[]): Promise<FeedItemOutp
 
 async function itemById(em: EntityManager, viewerId: string, postId: string): Promise<FeedItemOutput> {
   const rows = await runSql<FeedRow>(em, postByIdQuery(viewerId, postId));
-  const [item] = await toItems(em, rows);
+  const [item] = toItems(rows);
   if (!item) throw postNotFound();
   return item;
 }
@@ -165,7 +160,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
 /** A territory's feed (territoryId, else the session's territory), newest first, through the visibility layers. */
 export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
   const { viewer, filter } = await feedQueryParts(ctx, input);
-  return toItems(ctx.em, await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
+  return toItems(await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
 }
 
 export async function pageFeed(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number }) {
@@ -175,7 +170,7 @@ export async function pageFeed(ctx: ServiceContext, input: Omit<FeedFilterInput,
     runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
     runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter)),
   ]);
-  return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+  return toPage(toItems(rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFilterInput): Promise<MyPostsFilter> {
@@ -191,7 +186,7 @@ async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFil
 export async function listMine(ctx: ServiceContext, input: MyFeedFilterInput & { skip: number; take: number }) {
   const { em, user } = ctx;
   const filter = await myPostsFilter(em, user.id, input);
-  return toItems(em, await runSql<FeedRow>(em, myPostsQuery(user.id, filter, { offset: input.skip, limit: input.take })));
+  return toItems(await runSql<FeedRow>(em, myPostsQuery(user.id, filter, { offset: input.skip, limit: input.take })));
 }
 
 export async function pageMine(ctx: ServiceContext, input: MyFeedFilterInput & { pageNumber: number; pageSize: number }) {
@@ -201,7 +196,7 @@ export async function pageMine(ctx: ServiceContext, input: MyFeedFilterInput & {
     runSql<FeedRow>(em, myPostsQuery(user.id, filter, pageOffset(input.pageNumber, input.pageSize))),
     runSql<{ total: number }>(em, myPostsCountQuery(user.id, filter)),
   ]);
-  return toPage(await toItems(em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+  return toPage(toItems(rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 export async function getPost(ctx: ServiceContext, input: { id: string }) {
