@@ -173,26 +173,15 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
   const ids = rows.map((r) => r.id);
-  const [media, interactions] = await Promise.all([
-    pool.query<{ owner_id: string; id: string; media_type: string }>(
-      `select a.owner_id, m.id, m.media_type
-         from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-        where a.owner_type = $1 and a.owner_id = any($2::uuid[])
-        order by a.owner_id, a.display_order`,
-      ['POST', ids],
-    ),
-    pool.query<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
-      `select p.id as post_id,
-              exists (select 1 from post_share s where s.post_id = p.id and s.user_id = $1) as shared,
-              exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = $2) as commented,
-              exists (select 1 from territory_membership m
-                       where m.territory_id = p.territory_id and m.user_id = $3 and 'CURATOR' = any(m.capabilities)) as curates
-         from post p where p.id = any($4::uuid[])`,
-      [userId, userId, userId, ids],
-    ),
-  ]);
-  const mediaOf = new Map<string, Array<{ id: string; url: string; mediaType: string }>>(ids.map((id) => [id, []]));
-  for (const m of media.rows) mediaOf.get(m.owner_id)?.push({ id: m.id, url: `/api/v1/media/${m.id}`, mediaType: m.media_type });
+  const interactions = await pool.query<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
+    `select p.id as post_id,
+            exists (select 1 from post_share s where s.post_id = p.id and s.user_id = $1) as shared,
+            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = $2) as commented,
+            exists (select 1 from territory_membership m
+                     where m.territory_id = p.territory_id and m.user_id = $3 and 'CURATOR' = any(m.capabilities)) as curates
+       from post p where p.id = any($4::uuid[])`,
+    [userId, userId, userId, ids],
+  );
   const interactionsOf = new Map(interactions.rows.map((r) => [r.post_id, r]));
   const page = toPage(
     rows.map((r) => feedItemJson(r)),
@@ -201,13 +190,14 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     pageSize,
   );
   return {
-    items: page.items.map((post) => {
+    items: page.items.map((post, i) => {
       const own = post.author.id === userId;
+      const row = rows[i]!;
       const done = interactionsOf.get(post.id);
       return {
         post,
         counts: { likes: post.likeCount, comments: post.commentCount, shares: post.shareCount },
-        media: mediaOf.get(post.id) ?? [],
+        media: row.media_ids.map((id, k) => ({ id, url: `/api/v1/media/${id}`, mediaType: row.media_types[k] })),
         event: post.event,
         author: post.author,
         userInteractions: { liked: post.likedByMe, shared: done?.shared ?? false, commented: done?.commented ?? false },

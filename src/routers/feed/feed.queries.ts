@@ -8,6 +8,7 @@
  * (`post_hidden_idx`), read only for the viewers who still see them.
  */
 import { isoColumn, pgArray, type SqlQuery } from '../../db/sql.js';
+import type { MediaType } from '../../entities/media.entity.js';
 
 /** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
 export interface FeedRow {
@@ -33,8 +34,9 @@ export interface FeedRow {
   author_display_name: string;
   created_at_utc: string;
   updated_at_utc: string;
-  /** The post's live media, in display order. */
+  /** The post's live media, in display order, and their types (same order). */
   media_ids: string[];
+  media_types: MediaType[];
 }
 
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
@@ -52,11 +54,13 @@ const itemsOf = (rows: string) => `select p.id, p.territory_id, p.title, p.conte
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
     ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc,
-    array(select a.media_asset_id from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-           where a.owner_type = 'POST' and a.owner_id = p.id order by a.display_order) as media_ids
+    coalesce(md.ids, '{}') as media_ids, coalesce(md.types, '{}') as media_types
   from ${rows}
   join app_user u on u.id = p.author_user_id
-  left join event e on e.id = p.event_id`;
+  left join event e on e.id = p.event_id
+  cross join lateral (select array_agg(m.id order by a.display_order) as ids, array_agg(m.media_type order by a.display_order) as types
+                        from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
+                       where a.owner_type = 'POST' and a.owner_id = p.id) md`;
 
 const NEWEST_FIRST = 'order by p.created_at_utc desc, p.id desc';
 

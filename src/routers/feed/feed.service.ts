@@ -97,8 +97,9 @@ async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lo
 
 // ---- Output ----
 
-function toItems(rows: FeedRow[]): FeedItemOutput[] {
-  return rows.map((r) => ({
+/** A feed item of its row. */
+export function feedItemOf(r: FeedRow): FeedItemOutput {
+  return {
     id: r.id,
     territoryId: r.territory_id,
     title: r.title,
@@ -121,8 +122,10 @@ function toItems(rows: FeedRow[]): FeedItemOutput[] {
     author: { id: r.author_user_id, displayName: r.author_display_name },
     createdAtUtc: r.created_at_utc,
     updatedAtUtc: r.updated_at_utc,
-  }));
+  };
 }
+
+const toItems = (rows: FeedRow[]): FeedItemOutput[] => rows.map(feedItemOf);
 
 async function itemById(em: EntityManager, viewerId: string, postId: string): Promise<FeedItemOutput> {
   const rows = await runSql<FeedRow>(em, postByIdQuery(viewerId, postId));
@@ -163,14 +166,22 @@ export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
   return toItems(await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
 }
 
-export async function pageFeed(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number }) {
+type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number };
+
+/** The rows of a feed page and how many posts the feed holds: `pageFeed` answers them as items; the journeys feed builds on them. */
+export async function feedPageRows(ctx: ServiceContext, input: FeedPageInput): Promise<{ rows: FeedRow[]; total: number }> {
   const { viewer, filter } = await feedQueryParts(ctx, input);
   const { em } = ctx;
   const [rows, count] = await Promise.all([
     runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
     runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter)),
   ]);
-  return toPage(toItems(rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+  return { rows, total: count[0]?.total ?? 0 };
+}
+
+export async function pageFeed(ctx: ServiceContext, input: FeedPageInput) {
+  const { rows, total } = await feedPageRows(ctx, input);
+  return toPage(toItems(rows), total, input.pageNumber, input.pageSize);
 }
 
 async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFilterInput): Promise<MyPostsFilter> {

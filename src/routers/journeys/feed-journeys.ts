@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { execSql, pgArray } from '../../db/sql.js';
 import { zId } from '../../platform/ids.js';
-import { pageInput } from '../../platform/pagination.js';
+import { pageInput, toPage } from '../../platform/pagination.js';
 import { badRequest } from '../../platform/problems.js';
 import { isSystemAdmin, type ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
-import { addComment, getPost, likePost, pageFeed, sharePost, unlikePost } from '../feed/feed.service.js';
-import { journeyMedia, journeyPagination, mediaOf, paginationOf } from './journey-common.js';
+import { addComment, feedItemOf, feedPageRows, getPost, likePost, sharePost, unlikePost } from '../feed/feed.service.js';
+import { mediaUrl } from '../media/media.service.js';
+import { journeyMedia, journeyPagination, paginationOf } from './journey-common.js';
 
 // ---- Schemas ----
 
@@ -83,25 +84,24 @@ const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: p
 
 /** One screen of a territory's feed: each post with its counts, media, event, author and what the user did with it. */
 export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof territoryFeedInput>): Promise<z.infer<typeof territoryFeedOutput>> {
-  const page = await pageFeed(ctx, { territoryId: input.territoryId, filterByInterests: false, pageNumber: input.pageNumber, pageSize: input.pageSize });
-  const posts = page.items;
-  const [media, interactions] = await Promise.all([
-    mediaOf(
-      ctx.em,
-      'POST',
-      posts.map((p) => p.id),
-    ),
-    interactionsOf(ctx, posts),
-  ]);
+  const { rows, total } = await feedPageRows(ctx, {
+    territoryId: input.territoryId,
+    filterByInterests: false,
+    pageNumber: input.pageNumber,
+    pageSize: input.pageSize,
+  });
+  const page = toPage(rows.map(feedItemOf), total, input.pageNumber, input.pageSize);
+  const interactions = await interactionsOf(ctx, page.items);
   const admin = isSystemAdmin(ctx.user);
   return {
-    items: posts.map((post) => {
+    items: page.items.map((post, i) => {
       const own = post.author.id === ctx.user.id;
       const done = interactions.get(post.id);
+      const row = rows[i]!;
       return {
         post,
         counts: countsOf(post),
-        media: media.get(post.id) ?? [],
+        media: row.media_ids.map((id, k) => ({ id, url: mediaUrl(id), mediaType: row.media_types[k]! })),
         event: post.event,
         author: post.author,
         userInteractions: interactionsJson(done, post),
