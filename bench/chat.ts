@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import type pg from 'pg';
 import WebSocket from 'ws';
-import { runOnPool } from '../src/db/sql.js';
+import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
@@ -137,7 +137,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   const viewer = await benchViewerId(pool);
   const [conv] = await runOnPool<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
   if (!conv) return reply.code(404).send({ status: 404 });
-  const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
+  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
   const flags = access?.enabled_flags ?? [];
   if (access?.status !== 'ACTIVE' || !flags.includes('CHATENABLED') || !flags.includes('CHATTERITORYPUBLICCHANNEL') || !access.role) {
     return reply.code(404).send({ status: 404 });

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
-import { runOnPool } from '../src/db/sql.js';
+import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import type { Scenario } from './scenario.js';
@@ -180,7 +180,7 @@ export const feedReadScenario: Scenario = {
       const pageSize = Number(q.pageSize ?? PAGE_SIZE);
       const userId = await benchViewerId(pool);
       // As the service: the access read (the territory, the caller's membership, whom the caller blocked).
-      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+      const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
       if (!access?.id || access.status !== 'ACTIVE') return reply.code(404).send({ status: 404 });
       // The bench user holds no system permission.
       const viewer: FeedViewer = {

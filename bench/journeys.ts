@@ -25,9 +25,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { runOnPool } from '../src/db/sql.js';
+import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
+import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
 import { feedItemJson, feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
@@ -158,7 +159,7 @@ const answers = new AnswerCache({ maxEntries: 5000, maxTotalChars: 64 * 1024 * 1
 
 /** `territoryFeed` of feed-journeys.ts over `pageFeed`, with `pg`: what the screen costs without the API's layers. */
 async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: string, pageNumber: number, pageSize: number) {
-  const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
   if (!access?.id || access.status !== 'ACTIVE') return null;
   // The readers hold no system permission and no capability: they see their own hidden posts only.
   const viewer: FeedViewer = {
@@ -220,10 +221,7 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
 async function bareTerritoryFeed(pool: pg.Pool, request: FastifyRequest, reply: FastifyReply) {
   const q = request.query as Record<string, string | undefined>;
   const clientId = await clientIdOf(pool);
-  const { rows: clients } = await pool.query<{ client_id: string; scopes: string[]; is_active: boolean; secret_version: number }>(
-    'select client_id, scopes, is_active, secret_version from client_application where id = $1',
-    [clientId],
-  );
+  const clients = await runPreparedOnPool<ClientRow>(pool, clientRowQuery(clientId ?? ''));
   if (!clients[0]?.is_active) return reply.code(401).send({ status: 401 });
   const userId = q.userId ?? '';
   const key = `${clientId} ${request.url}`;

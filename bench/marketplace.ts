@@ -8,7 +8,7 @@
  *   consumes its cart, so it has no rotating request pairs and no baseline.
  */
 import type pg from 'pg';
-import { runOnPool } from '../src/db/sql.js';
+import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { driveEach } from './load.js';
@@ -195,7 +195,7 @@ export const itemSearchScenario: Scenario = {
     path: '/baseline/items',
     async handler(pool, request, reply) {
       const q = request.query as Record<string, string | undefined>;
-      const [access] = await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await benchViewerId(pool), null));
+      const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(q.territoryId ?? null, await benchViewerId(pool), null));
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }

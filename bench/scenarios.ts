@@ -3,7 +3,7 @@
  * for the API and for the bare baseline (autocannon rotates through them so no cache sees one URL), and the
  * baseline route, which runs the API's own SQL through a plain `pg` Pool. Adding a scenario = adding an entry.
  */
-import { runOnPool } from '../src/db/sql.js';
+import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
@@ -53,7 +53,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/:id',
       async handler(pool, request, reply) {
         const { id } = request.params as { id: string };
-        const [row] = await runOnPool<TerritoryRow>(pool, territoryByIdQuery(id));
+        const [row] = await runPreparedOnPool<TerritoryRow>(pool, territoryByIdQuery(id));
         if (!row) return reply.code(404).send({ status: 404 });
         return territoryJson(row);
       },
@@ -77,7 +77,7 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/nearby',
       async handler(pool, request) {
         const q = request.query as Query;
-        const rows = await runOnPool<TerritoryRow & { distance_km: number }>(
+        const rows = await runPreparedOnPool<TerritoryRow & { distance_km: number }>(
           pool,
           nearbyQuery({ lat: num(q.lat, 0), lng: num(q.lng, 0), radiusKm: num(q.radiusKm, 25), limit: num(q.limit, 20) }),
         );

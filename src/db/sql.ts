@@ -46,6 +46,11 @@ export async function runOnPool<T>(pool: pg.Pool, query: SqlQuery, name?: string
   return (await pool.query({ text: sql, values: params, ...(name ? { name } : {}) })).rows as T[];
 }
 
+/** `runOnPool` as `runHotRead(..., { prepared: true })` runs it (the bench's bare routes do what the API does). */
+export function runPreparedOnPool<T>(pool: pg.Pool, query: SqlQuery): Promise<T[]> {
+  return runOnPool<T>(pool, query, statementName(query.sql));
+}
+
 const statementNames = new Map<string, string>();
 /** One name per statement text; bounded, so a text built from values could never grow every connection's cache. */
 function statementName(sql: string): string | undefined {

@@ -82,10 +82,11 @@ export const Territory = defineEntity({
     suggestedByUserId: () => p.manyToOne(User).mapToPk().fieldName('suggested_by_user_id').nullable(),
   },
   indexes: [
-    // Nearby: bounding-box prefilter `point(longitude, latitude) <@ box(...)`.
+    // Nearby: bounding-box prefilter `point(longitude, latitude) <@ box(...)`, and the KNN scan (`<->`) that bounds a
+    // dense area's answer; it includes the coordinates so that scan computes its distances from the index alone.
     {
       name: 'territory_active_geo_idx',
-      expression: `create index "territory_active_geo_idx" on "territory" using gist (point("longitude", "latitude")) ${ACTIVE}`,
+      expression: `create index "territory_active_geo_idx" on "territory" using gist (point("longitude", "latitude")) include ("latitude", "longitude") ${ACTIVE}`,
     },
     // Lists and unfiltered search: ordered by name.
     { name: 'territory_active_name_idx', expression: `create index "territory_active_name_idx" on "territory" ("name", "id") ${ACTIVE}` },

@@ -4,7 +4,7 @@
  * client acts for comes separately, from `X-User-Token` (src/http/auth.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runHotRead } from '../db/sql.js';
+import { runHotRead, type SqlQuery } from '../db/sql.js';
 import { CLIENT_SCOPES, type ClientScope } from '../entities/client-application.entity.js';
 import { isUuid } from '../platform/ids.js';
 import { type JwtSettings, verifyAccessTokenCached } from '../platform/jwt.js';
@@ -26,6 +26,19 @@ export type ClientAuth = { client: AuthClient; error: null } | { client: null; e
 /** Outside /api/v2 there is no client application. */
 export const NO_CLIENT: ClientAuth = { client: null, error: 'Client tokens are used on /api/v2 only.' };
 
+export interface ClientRow {
+  client_id: string;
+  scopes: ClientScope[];
+  is_active: boolean;
+  secret_version: number;
+}
+
+/** What every v2 call reads of its client application. */
+export const clientRowQuery = (id: string): SqlQuery => ({
+  sql: 'select client_id, scopes, is_active, secret_version from client_application where id = ?::uuid',
+  params: [id],
+});
+
 export async function resolveClientToken(header: string | undefined, jwt: JwtSettings, em: EntityManager): Promise<ClientAuth> {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
@@ -33,11 +46,7 @@ export async function resolveClientToken(header: string | undefined, jwt: JwtSet
   if (!check.ok) return { client: null, error: check.reason === 'The token has expired.' ? check.reason : 'The client token is invalid.' };
   if (!isUuid(check.subject)) return { client: null, error: 'The client token is invalid.' };
   // Read on every call (deactivation and rotation take effect at once): a prepared key lookup.
-  const [row] = await runHotRead<{ client_id: string; scopes: ClientScope[]; is_active: boolean; secret_version: number }>(
-    em,
-    { sql: 'select client_id, scopes, is_active, secret_version from client_application where id = ?::uuid', params: [check.subject] },
-    { prepared: true },
-  );
+  const [row] = await runHotRead<ClientRow>(em, clientRowQuery(check.subject), { prepared: true });
   if (!row?.is_active) return { client: null, error: 'The client application is not active.' };
   // Issued under an earlier secret: the rotation that replaced it ended the token too.
   if (check.claims.sv !== row.secret_version) return { client: null, error: 'The client token was revoked.' };

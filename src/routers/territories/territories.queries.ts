@@ -80,19 +80,62 @@ export interface NearbyParams {
   limit: number;
 }
 
-/** ACTIVE territories within `radiusKm`, nearest first: GiST box prefilter, then exact haversine filter and order. */
+/**
+ * ACTIVE territories within `radiusKm`, nearest first (haversine, then id), at most `limit`: the rows the exact
+ * haversine filter keeps among those the GiST box prefilter finds.
+ *
+ * In a dense area the radius box holds hundreds of territories (a city at 100k), and each would be a heap fetch and a
+ * haversine. So, when the prefilter is one plain box (not split at the antimeridian, not opened up at a pole), the
+ * statement first bounds the answer: the `limit` territories of the box nearest to the centre in the index's own
+ * planar order (a KNN scan that stops after `limit` entries, index-only: the index includes the coordinates), whose
+ * largest haversine distance `bound` is at least the `limit`-th smallest distance of the box. The answer's rows are
+ * then all within `bound`, so the main scan reads only the box of radius `bound` (a few dozen rows) besides the
+ * radius box, and filters on `bound` (itself at most `radiusKm`). Fewer than `limit` in the box: `bound` is
+ * `radiusKm`. Same rows and order as without the bound, ties at `bound` included (`<=`); the distance is the same
+ * expression in both scans. Split or polar boxes (rare) keep the plain prefilter.
+ */
 export function nearbyQuery({ lat, lng, radiusKm, limit }: NearbyParams): SqlQuery {
   const boxes = nearbyBoxes(lat, lng, radiusKm);
   const inBox = boxes.map(() => `point(t.longitude, t.latitude) <@ box(point(?::float8, ?::float8), point(?::float8, ?::float8))`).join(' or ');
-  const sql = `select n.* from (
-    select ${COLUMNS}, ${haversineSql('c.lat', 'c.lng', 't.latitude', 't.longitude')} as distance_km
-      from territory t, (select ?::float8 as lat, ?::float8 as lng) c
-     where t.status = 'ACTIVE' and (${inBox})
+  const boxParams = boxes.flatMap((b) => [b.minLng, b.minLat, b.maxLng, b.maxLat]);
+  const centre = `(select ?::float8 as lat, ?::float8 as lng) c`;
+  const distance = haversineSql('c.lat', 'c.lng', 't.latitude', 't.longitude');
+  const plain = boxes.length === 1 && boxes[0]!.maxLng - boxes[0]!.minLng < 360;
+  if (!plain) {
+    const sql = `select n.* from (
+      select ${COLUMNS}, ${distance} as distance_km from territory t, ${centre}
+       where t.status = 'ACTIVE' and (${inBox})
+    ) n
+    where n.distance_km <= ?::float8
+    order by n.distance_km, n.id
+    limit ?::int`;
+    return { sql, params: [lat, lng, ...boxParams, radiusKm, limit] };
+  }
+  // The box of radius `bound`, as nearbyBoxes draws it (one plain box: a cap within the radius's misses the poles and
+  // the antimeridian), plus 1e-6 degrees so that the 9-decimal rounding inside the distance can never leave a row
+  // within `bound` outside it.
+  const dLat = `(k.bound / ${KM_PER_DEGREE} * ${MARGIN} + 1e-6)`;
+  const dLng = `(degrees(asin(sin(k.bound / ${EARTH_RADIUS_KM}) / ?::float8)) * ${MARGIN} + 1e-6)`;
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const sql = `with k as materialized (
+    select case when count(*) = ?::int then least(max(d.distance_km), ?::float8) else ?::float8 end as bound
+      from (select ${distance} as distance_km from territory t, ${centre}
+             where t.status = 'ACTIVE' and ${inBox}
+             order by point(t.longitude, t.latitude) <-> point(?::float8, ?::float8)
+             limit ?::int) d
+  )
+  select n.* from (
+    select ${COLUMNS}, ${distance} as distance_km from territory t, ${centre}
+     where t.status = 'ACTIVE' and ${inBox}
+       and point(t.longitude, t.latitude) <@ (select box(point(?::float8 - ${dLng}, ?::float8 - ${dLat}), point(?::float8 + ${dLng}, ?::float8 + ${dLat})) from k)
   ) n
-  where n.distance_km <= ?::float8
+  where n.distance_km <= (select bound from k)
   order by n.distance_km, n.id
   limit ?::int`;
-  return { sql, params: [lat, lng, ...boxes.flatMap((b) => [b.minLng, b.minLat, b.maxLng, b.maxLat]), radiusKm, limit] };
+  return {
+    sql,
+    params: [limit, radiusKm, radiusKm, lat, lng, ...boxParams, lng, lat, limit, lat, lng, ...boxParams, lng, cosLat, lat, lng, cosLat, lat, limit],
+  };
 }
 
 export interface SearchFilter {

@@ -90,6 +90,9 @@ export async function nearby(ctx: PublicServiceContext, input: z.infer<typeof ne
   const rows = await runHotRead<TerritoryRow & { distance_km: number }>(
     ctx.em,
     nearbyQuery({ lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, limit: input.limit }),
+    // A few statement texts (plain box, split or polar box), each planned once per connection: planning the two-scan
+    // statement costs about as much as running it.
+    { prepared: true },
   );
   return rows.map((r) => ({ ...rowToOutput(r), distanceKm: Math.round(r.distance_km * 1000) / 1000 }));
 }
