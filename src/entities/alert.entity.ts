@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
+import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -29,4 +30,6 @@ export const Alert = defineEntity({
   },
   // The list: a territory's VALIDATED alerts, newest first.
   indexes: [{ name: 'alert_validated_territory_idx', properties: ['territoryId', 'createdAtUtc', 'id'], where: "status = 'VALIDATED'" }],
+  // Map pin counters (src/entities/map.entity.ts).
+  triggers: mapPinTriggers('alert', 'alerts'),
 });

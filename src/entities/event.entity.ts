@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
+import { mapPinTriggers } from './map.entity.js';
 import type { MembershipRole } from './membership.entity.js';
 import { Post } from './post.entity.js';
 import { Territory } from './territory.entity.js';
@@ -46,6 +47,8 @@ export const Event = defineEntity({
       expression: `create index "event_scheduled_geo_idx" on "event" using gist (point("longitude", "latitude")) where status = 'SCHEDULED'`,
     },
   ],
+  // Map pin counters (src/entities/map.entity.ts).
+  triggers: mapPinTriggers('event', 'events'),
 });
 
 /** One user's INTEREST or CONFIRMED on an event; interest and confirm upsert the single row. */

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
+import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -43,6 +44,8 @@ export const MediaAsset = defineEntity({
       expression: 'create index "media_asset_deleted_idx" on "media_asset" ("deleted_at_utc") where deleted_at_utc is not null',
     },
   ],
+  // Map pin counters (src/entities/map.entity.ts): a media pin goes when its asset is marked deleted.
+  triggers: mapPinTriggers('media_asset', 'media'),
 });
 
 /**
@@ -60,6 +63,8 @@ export const MediaAttachment = defineEntity({
     displayOrder: p.integer(),
   },
   indexes: [{ properties: ['ownerType', 'ownerId', 'displayOrder'] }],
+  // Map pin counters (src/entities/map.entity.ts).
+  triggers: mapPinTriggers('media_attachment', 'attachments'),
 });
 
 /** Per-section values a territory configured; absent keys fall back to the global limits (see media-config). */

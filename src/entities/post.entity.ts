@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
+import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -86,7 +87,7 @@ export const Post = defineEntity({
     expression: `create trigger "post_feed_counter_${event}" after ${event} on "post" referencing ${
       { insert: 'new table as new_posts', update: 'old table as old_posts new table as new_posts', delete: 'old table as old_posts' }[event]
     } for each statement execute function post_feed_counter()`,
-  })),
+  })).concat(mapPinTriggers('post', 'posts')),
 });
 
 /**

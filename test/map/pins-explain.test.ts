@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityCountQuery, entityListQuery, type MapViewer, pinsCountQuery, pinsQuery } from '../../src/routers/map/map.queries.js';
+import {
+  entityCountQuery,
+  entityListQuery,
+  livePinsCountQuery,
+  type MapViewer,
+  pinCountsQuery,
+  type PinCounts,
+  type PinFilter,
+  pinsCountQuery,
+  pinsPageQuery,
+  pinsQuery,
+} from '../../src/routers/map/map.queries.js';
 import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
 import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
@@ -138,7 +149,10 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
       // without hidden posts); the hidden branch post_hidden_idx.
       await expectIndexed(pinsQuery(v, { types: ['post', 'media'] }, 0, 20), [/^post_hidden_idx$/, /^(post_map_pin_idx|post_map_entity_idx)$/]);
       await expectIndexed(pinsQuery(v, { types: PIN_TYPES }, 200, 20), [/^post_hidden_idx$/]);
-      await expectIndexed(pinsCountQuery(v, { types: PIN_TYPES }), [/^post_hidden_idx$/, /^map_entity_territory_idx$/]);
+      // The stored counts (map_pin_counter) plus the hidden posts counted live; the live count, what the stored one
+      // must equal, reads the entities' index.
+      await expectIndexed(pinsCountQuery(v, { types: PIN_TYPES }), [/^post_hidden_idx$/, /^map_pin_counter_pkey$/]);
+      await expectIndexed(livePinsCountQuery(v, { types: PIN_TYPES }), [/^post_hidden_idx$/, /^map_entity_territory_idx$/]);
     }
     // The counts agree with the rows: a moderator's pins are the published ones plus every hidden one placed at a
     // visible entity; an author's add only theirs.
@@ -168,6 +182,63 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
       /^map_entity_territory_idx$/,
       /^territory_asset_active_idx$/,
     ]);
+  });
+
+  it('the stored pins count: the counters by key, an asset filter on the Active assets index, blocks counted live', async () => {
+    await expectIndexed(pinsCountQuery(viewer({ residentsOnlyVisible: false }), { types: PIN_TYPES }), [/^map_pin_counter_pkey$/]);
+    await expectIndexed(pinsCountQuery(viewer(), { types: PIN_TYPES, assetTypes: ['natural'] }), [/^map_pin_counter_pkey$/, /^territory_asset_active_idx$/]);
+    await expectIndexed(pinsCountQuery(viewer({ blockedUserIds: [users[1]!.id] }), { types: ['entity', 'asset'] }), [
+      /^map_entity_territory_idx$/,
+      /^territory_asset_active_idx$/,
+    ]);
+    // Equal to the live count for each of them.
+    const cases: Array<[MapViewer, PinFilter]> = [
+      [viewer({ residentsOnlyVisible: false }), { types: PIN_TYPES }],
+      [viewer(), { types: PIN_TYPES, assetTypes: ['natural'] }],
+      [viewer({ userId: users[0]!.id, residentsOnlyVisible: false }), { types: ['post', 'media'] }],
+    ];
+    for (const [v, filter] of cases) {
+      const [stored, live] = await Promise.all(
+        [pinsCountQuery(v, filter)!, livePinsCountQuery(v, filter)!].map((q) => t.sql<{ total: number }>(toNumberedParams(q).sql, q.params)),
+      );
+      expect(stored).toEqual(live);
+    }
+  });
+
+  it('the page cut with the counts: only the types it reaches, entities and posts index-only, their details by key', async () => {
+    const countsOf = async (v: MapViewer, filter: PinFilter) => {
+      const q = pinCountsQuery(v, filter)!;
+      const [row] = await t.sql<PinCounts>(toNumberedParams(q).sql, q.params);
+      return row!;
+    };
+    const v = viewer({ residentsOnlyVisible: false });
+    const all = await countsOf(v, { types: PIN_TYPES });
+    // A first page of everything reads entities alone; a page across the posts' end reads posts and events.
+    const first = pinsPageQuery(v, { types: PIN_TYPES }, all, 0, 20);
+    await expectIndexed(first, [/^map_entity_territory_idx$/, /^map_entity_pkey$/]);
+    expect((await planOf(t, first!)).some((n) => n['Relation Name'] === 'post' || n['Relation Name'] === 'event')).toBe(false);
+    const layers = await countsOf(v, { types: ['post', 'event', 'asset', 'alert', 'media'] });
+    await expectIndexed(pinsPageQuery(v, { types: ['post', 'event', 'asset', 'alert', 'media'] }, layers, layers.post! - 5, 20), [
+      /^map_pin_owner_post_idx$/,
+      /^post_pkey$/,
+      /^event_territory_id_starts_at_utc_index$/,
+    ]);
+    // The hidden posts a moderator sees come from post_hidden_idx; a blocked author is filtered on the same indexes.
+    const moderator = viewer({ seesAllHiddenPosts: true });
+    await expectIndexed(pinsPageQuery(moderator, { types: ['post'] }, await countsOf(moderator, { types: ['post'] }), 5, 20), [
+      /^map_pin_owner_post_idx$/,
+      /^post_hidden_idx$/,
+    ]);
+    const blocking = viewer({ blockedUserIds: [users[0]!.id] });
+    await expectIndexed(pinsPageQuery(blocking, { types: PIN_TYPES }, await countsOf(blocking, { types: PIN_TYPES }), 100, 20), [/^map_entity_territory_idx$/]);
+    await expectIndexed(pinCountsQuery(v, { types: PIN_TYPES }), [/^map_pin_counter_pkey$/]);
+    // The same rows as the one-statement page, at every boundary between types.
+    for (let offset = 0; offset < layers.post! + layers.event! + 40; offset += 37) {
+      const cut = pinsPageQuery(v, { types: ['post', 'event', 'asset', 'alert', 'media'] }, layers, offset, 25);
+      const whole = pinsQuery(v, { types: ['post', 'event', 'asset', 'alert', 'media'] }, offset, 25)!;
+      const rows = cut ? await t.sql(toNumberedParams(cut).sql, cut.params) : [];
+      expect(rows).toEqual(await t.sql(toNumberedParams(whole).sql, whole.params));
+    }
   });
 
   it('the entity list and its count', async () => {

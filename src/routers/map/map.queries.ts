@@ -5,7 +5,8 @@
  * and the media reached through them), post_map_pin_idx (posts placed at entities), event (territory_id,
  * starts_at_utc), alert_validated_territory_idx, territory_asset_active_idx; the HIDDEN posts a viewer still sees
  * come from post_hidden_idx. The status literals and `map_entity_id is not null` are written out so those partial
- * indexes apply.
+ * indexes apply. The published post pins of a page and the pin counts read what the map_pin_* triggers keep
+ * (map_pin_owner, map_pin_counter; src/entities/map.entity.ts).
  */
 import { isoColumn, type SqlQuery } from '../../db/sql.js';
 import type { PinType } from './map.schemas.js';
@@ -126,6 +127,8 @@ interface Branch {
   where: Where;
   order: string;
   count?: { total?: string; from: string; where: Where };
+  /** Selects `pinKey` columns: its rows get their coordinates and title on the page (pinsQuery). */
+  lazy?: boolean;
 }
 
 const RANK: Record<PinType, number> = { entity: 1, post: 2, event: 3, asset: 4, alert: 5, media: 6 };
@@ -133,6 +136,14 @@ const RANK: Record<PinType, number> = { entity: 1, post: 2, event: 3, asset: 4, 
 /** Columns of a non-asset pin. */
 const pin = (type: PinType, id: string, lat: string, lng: string, title: string, sortAt: string) =>
   `'${type}'::text as type, ${RANK[type]} as rank, ${id} as id, ${lat} as latitude, ${lng} as longitude, ${title} as title,
+   null::text as asset_type, null::text as asset_subtype, ${sortAt} as sort_at, 0::bigint as ord`;
+
+/**
+ * Columns of a pin read by its key alone (`lazy` branches): the page fetches its coordinates and title once it
+ * knows which pins it shows (see pinsQuery).
+ */
+const pinKey = (type: PinType, id: string, sortAt: string) =>
+  `'${type}'::text as type, ${RANK[type]} as rank, ${id} as id, null::float8 as latitude, null::float8 as longitude, null::text as title,
    null::text as asset_type, null::text as asset_subtype, ${sortAt} as sort_at, 0::bigint as ord`;
 
 /**
@@ -183,38 +194,44 @@ function entityPosts(viewer: MapViewer, columns = 'p.id, p.title, p.map_entity_i
 }
 
 /**
- * The same posts newest first, each looking up its entity. The planner would join the entity sets whole (it
- * under-estimates the join, most posts having no entity) and sort them; the fence (`offset 0`) keeps the lookup a
- * per-post primary-key probe, so a page stops after the posts it needs, read in post_map_pin_idx order. With the
- * hidden posts the viewer sees, each status is such a read on its own index, limited to `upTo` rows (what the page
- * can need at most), and the page is cut from their union: a plain union would be appended and sorted whole.
+ * The same posts' keys, newest first, for a page. The PUBLISHED ones are the territory's POST rows of map_pin_owner
+ * (kept by the map_pin_* triggers: exactly the published posts placed at a listed entity of their territory, with
+ * their audience, creation time and author), read index-only on map_pin_owner_post_idx in post_map_pin_idx order, so
+ * a deep page skips the posts before it without a post or entity lookup for each. With the hidden posts the viewer
+ * sees, those are read from post_hidden_idx, each looking up its entity (the fence, `offset 0`, keeps the lookup a
+ * per-post primary-key probe), both reads limited to `upTo` rows (what the page can need at most), and the page is
+ * cut from their union: a plain union would be appended and sorted whole.
  */
 function newestEntityPosts(viewer: MapViewer, upTo?: number) {
-  const read = (posts: Where, limited: boolean) => {
-    const entity = visibleEntity(new Where(), 'e', viewer);
-    // The entity's parameters come first in the text.
-    const where = new Where();
-    where.params.push(...entity.params);
-    where.add(posts.sql, ...posts.params);
-    const from = `post p cross join lateral (select e.latitude, e.longitude from map_entity e where e.id = p.map_entity_id and ${entity.sql} offset 0) e`;
-    if (limited && upTo !== undefined) where.params.push(upTo);
-    return { from, where, limit: limited && upTo !== undefined ? ' limit ?::int' : '' };
-  };
+  const published = new Where().add('o.territory_id = ?::uuid', viewer.territoryId).add(`o.owner_type = 'POST'`);
+  if (!viewer.residentsOnlyVisible) published.add(`o.audience = 'PUBLIC'`);
+  published.notBlocked('o.author_user_id', viewer);
   const hidden = placedPosts(viewer, 'HIDDEN');
   if (!hidden) {
-    const { from, where } = read(placedPosts(viewer)!, false);
-    return { select: pin('post', 'p.id', 'e.latitude', 'e.longitude', 'p.title', 'p.created_at_utc'), from, where };
+    return { select: pinKey('post', 'o.owner_id', 'o.sort_at_utc'), from: 'map_pin_owner o', where: published, order: 'o.sort_at_utc desc, o.owner_id desc' };
   }
-  const branches = [read(placedPosts(viewer)!, true), read(hidden, true)].map(({ from, where, limit }) => ({
-    sql: `(select p.id, p.title, p.created_at_utc, e.latitude, e.longitude from ${from} where ${where.sql} order by p.created_at_utc desc, p.id desc${limit})`,
-    params: where.params,
-  }));
+  const limit = upTo === undefined ? '' : ' limit ?::int';
+  const limited = (where: Where) => (upTo === undefined ? where.params : [...where.params, upTo]);
+  const entity = visibleEntity(new Where(), 'e', viewer);
+  const branches = [
+    {
+      sql: `(select o.owner_id as id, o.sort_at_utc as created_at_utc from map_pin_owner o where ${published.sql} order by o.sort_at_utc desc, o.owner_id desc${limit})`,
+      params: limited(published),
+    },
+    {
+      sql: `(select p.id, p.created_at_utc from post p cross join lateral (select 1 from map_entity e where e.id = p.map_entity_id and ${entity.sql} offset 0) e
+        where ${hidden.sql} order by p.created_at_utc desc, p.id desc${limit})`,
+      // The entity's parameters come first in the text.
+      params: [...entity.params, ...limited(hidden)],
+    },
+  ];
   const where = new Where().add('true');
   where.params.push(...branches.flatMap((b) => b.params));
   return {
-    select: pin('post', 'p.id', 'p.latitude', 'p.longitude', 'p.title', 'p.created_at_utc'),
+    select: pinKey('post', 'p.id', 'p.created_at_utc'),
     from: `(${branches.map((b) => b.sql).join(' union all ')}) p`,
     where,
+    order: 'p.created_at_utc desc, p.id desc',
   };
 }
 
@@ -226,17 +243,19 @@ function scheduledEvents(viewer: MapViewer) {
 
 /** `upTo`: at most how many rows of a branch a page can use (offset + limit); absent when counting. */
 const BRANCHES: Record<PinType, (viewer: MapViewer, filter: PinFilter, upTo?: number) => Branch> = {
+  // Read index-only on map_entity_territory_idx.
   entity: (viewer) => ({
-    select: pin('entity', 'e.id', 'e.latitude', 'e.longitude', 'e.name', 'e.created_at_utc'),
+    select: pinKey('entity', 'e.id', 'e.created_at_utc'),
     from: 'map_entity e',
     where: entityWhere(viewer),
     order: 'e.created_at_utc desc, e.id desc',
+    lazy: true,
   }),
   post: (viewer, _filter, upTo) => ({
     ...newestEntityPosts(viewer, upTo),
-    order: 'p.created_at_utc desc, p.id desc',
     // The count reads only what post_map_pin_idx (and post_hidden_idx) include: index-only.
     count: entityPosts(viewer, 'p.map_entity_id'),
+    lazy: true,
   }),
   event: (viewer) => ({
     select: pin('event', 'ev.id', 'ev.latitude', 'ev.longitude', 'ev.title', 'ev.starts_at_utc'),
@@ -304,7 +323,7 @@ function textArrayItem(value: string) {
 
 const PIN_ORDER = Object.keys(RANK) as PinType[];
 const branchesOf = (viewer: MapViewer, filter: PinFilter, upTo?: number) =>
-  PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => BRANCHES[t](viewer, filter, upTo));
+  PIN_ORDER.filter((t) => filter.types.includes(t)).map((type) => ({ ...BRANCHES[type](viewer, filter, upTo), type }));
 
 /**
  * The pins the viewer may see, grouped by type in the spec's order, newest first within a type (events by start).
@@ -312,7 +331,10 @@ const branchesOf = (viewer: MapViewer, filter: PinFilter, upTo?: number) =>
  * first `offset + limit` pins: each branch is a CTE reading in its index order at most that many rows, `b0` all of
  * them, every later one `offset + limit` minus the rows its predecessors gave (`n<i>`, their running total). A branch
  * left with nothing to give has LIMIT 0 and is never executed, so an early page does not touch the later types and a
- * page never sorts a whole territory. The final sort and OFFSET then see at most `offset + limit` rows.
+ * page never sorts a whole territory. The final sort and OFFSET then see at most `offset + limit` rows. Entities and
+ * posts, the largest types, are read by key alone (index-only, `lazy`): only the `limit` pins of the page look up
+ * their coordinates and title. One statement, for a list without counts; a page that reads the counts anyway is cut
+ * cheaper by `pinsPageQuery`.
  */
 export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, limit: number): SqlQuery | null {
   const branches = branchesOf(viewer, filter, offset + limit);
@@ -326,18 +348,23 @@ export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, 
     return [rows, `n${i} as (select ${i === 0 ? '' : `(select n from n${i - 1}) + `}count(*)::int as n from b${i})`];
   });
   params.push(offset, limit);
+  const lazy = new Set(branches.filter((b) => b.lazy).map((b) => b.type));
   return {
-    sql: `with ${ctes.join(',\n')}
-      select u.type, u.id, u.latitude, u.longitude, u.title, u.asset_type, u.asset_subtype
-      from (${branches.map((_, i) => `select * from b${i}`).join(' union all ')}) u
-      order by u.rank, u.sort_at desc, u.id desc, u.ord
-      offset ?::int limit ?::int`,
+    sql: `with ${ctes.join(',\n')},
+      page as (select u.* from (${branches.map((_, i) => `select * from b${i}`).join(' union all ')}) u
+               order by u.rank, u.sort_at desc, u.id desc, u.ord offset ?::int limit ?::int)
+      select ${pageColumns(lazy)}
+      from page k ${pageJoins(lazy)}
+      order by k.rank, k.sort_at desc, k.id desc, k.ord`,
     params,
   };
 }
 
-/** How many pins `pinsQuery` pages through. */
-export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
+/**
+ * How many pins `pinsQuery` pages through, counted from the rows: the reference the stored counts must equal, and
+ * what answers when they cannot (see pinsCountQuery).
+ */
+export function livePinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
   const branches = branchesOf(viewer, filter);
   if (branches.length === 0) return null;
   const counts = branches.map(({ count, from, where }) => ({ total: count?.total ?? 'count(*)', from: count?.from ?? from, where: count?.where ?? where }));
@@ -345,4 +372,111 @@ export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery |
     sql: `select (${counts.map((c) => `(select ${c.total} from ${c.from} where ${c.where.sql})`).join(' + ')})::int as total`,
     params: counts.flatMap((c) => c.where.params),
   };
+}
+
+/** The audiences (map_pin_counter.audience) a viewer sees. */
+const audiencesOf = (viewer: MapViewer) => `{${viewer.residentsOnlyVisible ? 'PUBLIC,RESIDENTS_ONLY' : 'PUBLIC'}}`;
+
+/** How many pins of each type asked for the viewer sees: a column per type (`pinCountsQuery`). */
+export type PinCounts = Partial<Record<PinType, number>>;
+
+/** A live count of one type's pins, as its branch reads them. */
+function liveCount(viewer: MapViewer, filter: PinFilter, type: PinType): SqlQuery {
+  const { count, from, where } = BRANCHES[type](viewer, filter);
+  const c = { total: count?.total ?? 'count(*)', from: count?.from ?? from, where: count?.where ?? where };
+  return { sql: `(select ${c.total} from ${c.from} where ${c.where.sql})`, params: c.where.params };
+}
+
+/**
+ * How many pins of each type `pinsQuery` pages through, one column per type asked for, exact and without counting
+ * the territory's pins (issue 14): the stored per-territory counters (MapPinCounter, kept by the map_pin_* triggers
+ * in each write's transaction) in the audiences the viewer sees, plus what they leave out, counted live on small
+ * sets: the HIDDEN posts the viewer still sees (post_hidden_idx) and their media; the asset pins when an asset filter
+ * narrows them (territory_asset_active_idx). A viewer who blocked someone is counted live: the counters do not know
+ * whose pins they are.
+ */
+export function pinCountsQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
+  const types = PIN_ORDER.filter((t) => filter.types.includes(t));
+  if (types.length === 0) return null;
+  if (viewer.blockedUserIds.length > 0) {
+    const counts = types.map((t) => ({ ...liveCount(viewer, filter, t), t }));
+    return { sql: `select ${counts.map((c) => `${c.sql}::int as "${c.t}"`).join(', ')}`, params: counts.flatMap((c) => c.params) };
+  }
+  const assetFiltered = Boolean(filter.assetId || filter.assetTypes || filter.assetSubtypes);
+  const hidden = placedPosts(viewer, 'HIDDEN');
+  // The entity's parameters come first in the text.
+  const hiddenWhere = hidden && visibleEntity(new Where(), 'e', viewer).add(hidden.sql, ...hidden.params);
+  const hiddenPosts = 'map_entity e join post p on p.map_entity_id = e.id';
+  const columns = types.map((t): SqlQuery => {
+    const stored = { sql: `s."${t}"`, params: [] as unknown[] };
+    if (t === 'asset' && assetFiltered) return liveCount(viewer, filter, 'asset');
+    if (t === 'post' && hiddenWhere) return { sql: `s.post + (select count(*) from ${hiddenPosts} where ${hiddenWhere.sql})`, params: hiddenWhere.params };
+    if (t === 'media' && hiddenWhere) {
+      return {
+        sql: `s.media + (select count(*) from ${hiddenPosts} join media_attachment ma on ma.owner_type = 'POST' and ma.owner_id = p.id
+                join media_asset m on m.id = ma.media_asset_id where ${hiddenWhere.sql} and m.deleted_at_utc is null)`,
+        params: hiddenWhere.params,
+      };
+    }
+    return stored;
+  });
+  // The select list's parameters come first in the text, then the counters'.
+  return {
+    sql: `select ${columns.map((c, i) => `(${c.sql})::int as "${types[i]}"`).join(', ')}
+      from (select ${types.map((t) => `coalesce(sum(c.pin_count) filter (where c.pin_type = '${t}'), 0) as "${t}"`).join(', ')}
+              from map_pin_counter c where c.territory_id = ?::uuid and c.audience = any(?::text[])) s`,
+    params: [...columns.flatMap((c) => c.params), viewer.territoryId, audiencesOf(viewer)],
+  };
+}
+
+/** How many pins `pinsQuery` pages through: the sum of `pinCountsQuery`. */
+export function pinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
+  const counts = pinCountsQuery(viewer, filter);
+  if (!counts) return null;
+  const types = PIN_ORDER.filter((t) => filter.types.includes(t));
+  return { sql: `select (${types.map((t) => `x."${t}"`).join(' + ')})::int as total from (${counts.sql}) x`, params: counts.params };
+}
+
+/**
+ * The page of `pinsQuery` cut with the counts of `pinCountsQuery` (the API reads them first): the types come one
+ * after the other, so the page is one slice of each type it reaches, whose bounds the counts give. Only those types
+ * are read (a first page of everything reads entities alone), each in its index order from the slice's start: the
+ * entities and posts index-only (`lazy`), the pins of the page then looking up their coordinates and title. Null
+ * when the page is past the last pin.
+ */
+export function pinsPageQuery(viewer: MapViewer, filter: PinFilter, counts: PinCounts, offset: number, limit: number): SqlQuery | null {
+  const slices: Array<{ type: PinType; branch: Branch; start: number; take: number }> = [];
+  let before = 0;
+  for (const type of PIN_ORDER.filter((t) => filter.types.includes(t))) {
+    const start = Math.max(offset - before, 0);
+    const end = Math.min(offset + limit - before, counts[type] ?? 0);
+    if (end > start) slices.push({ type, branch: BRANCHES[type](viewer, filter, end), start, take: end - start });
+    before += counts[type] ?? 0;
+    if (before >= offset + limit) break;
+  }
+  if (slices.length === 0) return null;
+  const lazy = new Set(slices.filter((s) => s.branch.lazy).map((s) => s.type));
+  return {
+    sql: `select ${pageColumns(lazy)}
+      from (${slices.map(({ branch: b }) => `(select ${b.select} from ${b.from} where ${b.where.sql} order by ${b.order} offset ?::int limit ?::int)`).join(' union all ')}) k
+      ${pageJoins(lazy)}
+      order by k.rank, k.sort_at desc, k.id desc, k.ord`,
+    params: slices.flatMap(({ branch, start, take }) => [...branch.where.params, start, take]),
+  };
+}
+
+/** The page's columns: those of its rows, with the coordinates and title of the `lazy` types' rows looked up. */
+function pageColumns(lazy: Set<PinType>) {
+  const fill = (column: string, entity: string, post: string) =>
+    lazy.size === 0 ? `k.${column}` : `coalesce(k.${column}${lazy.has('entity') ? `, ${entity}` : ''}${lazy.has('post') ? `, ${post}` : ''})`;
+  return `k.type, k.id, ${fill('latitude', 'e.latitude', 'pe.latitude')} as latitude, ${fill('longitude', 'e.longitude', 'pe.longitude')} as longitude,
+    ${fill('title', 'e.name', 'p.title')} as title, k.asset_type, k.asset_subtype`;
+}
+
+/** The lookups of `pageColumns`, by primary key, for the rows of the `lazy` types only. */
+function pageJoins(lazy: Set<PinType>) {
+  return [
+    lazy.has('entity') ? `left join map_entity e on k.rank = ${RANK.entity} and e.id = k.id` : '',
+    lazy.has('post') ? `left join post p on k.rank = ${RANK.post} and p.id = k.id left join map_entity pe on pe.id = p.map_entity_id` : '',
+  ].join(' ');
 }

@@ -7,7 +7,6 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
-import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { seesAllHidden } from '../feed/feed.service.js';
 import {
   entityByIdQuery,
@@ -15,7 +14,9 @@ import {
   entityListQuery,
   type MapEntityRow,
   type MapViewer,
-  pinsCountQuery,
+  pinCountsQuery,
+  type PinCounts,
+  pinsPageQuery,
   pinsQuery,
   type PinRow,
 } from './map.queries.js';
@@ -55,11 +56,10 @@ const toPinOutput = (r: PinRow): PinOutput => ({
  */
 async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Promise<MapViewer> {
   const access = await requireTerritory(ctx, explicitTerritoryId);
-  const blockedUserIds = await blockedUserIdsOf(ctx.em, ctx.user.id);
   return {
     territoryId: access.territoryId,
     residentsOnlyVisible: access.seesResidentsOnly,
-    blockedUserIds,
+    blockedUserIds: [...access.blockedUserIds],
     userId: ctx.user.id,
     seesAllHiddenPosts: seesAllHidden(access),
   };
@@ -231,16 +231,19 @@ export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: n
   return query ? (await runHotRead<PinRow>(ctx.em, query)).map(toPinOutput) : [];
 }
 
+/**
+ * A page of pins with the exact total: the per-type counts first (stored counters, one prepared statement unless the
+ * viewer blocked someone), which tell which types the page reaches and from where, then just those slices.
+ */
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
   const { em } = ctx;
   const viewer = await viewerOf(ctx, input.territoryId);
   const filter = pinFilter(input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const query = pinsQuery(viewer, filter, offset, limit);
-  const count = pinsCountQuery(viewer, filter);
-  const [rows, total] = await Promise.all([
-    query ? runHotRead<PinRow>(em, query) : Promise.resolve([]),
-    count ? runHotRead<{ total: number }>(em, count) : Promise.resolve([{ total: 0 }]),
-  ]);
-  return toPage(rows.map(toPinOutput), total[0]?.total ?? 0, input.pageNumber, input.pageSize);
+  const countsQuery = pinCountsQuery(viewer, filter);
+  const [counts] = countsQuery ? await runHotRead<PinCounts>(em, countsQuery, { prepared: viewer.blockedUserIds.length === 0 }) : [];
+  const total = Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
+  const query = counts ? pinsPageQuery(viewer, filter, counts, offset, limit) : null;
+  const rows = query ? await runHotRead<PinRow>(em, query) : [];
+  return toPage(rows.map(toPinOutput), total, input.pageNumber, input.pageSize);
 }
