@@ -10,6 +10,8 @@ import {
   type FieldError,
   type ProblemCode,
   invalidValue,
+  isConcurrencyFailure,
+  concurrentUpdate,
   isDatabaseUnavailable,
   isDataException,
   journeyError,
@@ -89,6 +91,7 @@ export function classifyError(error: unknown): Classified {
   }
   // A PostgreSQL data exception thrown outside a procedure (plain routes); procedures convert theirs in init.ts.
   if (isDataException(error)) return classifyError(invalidValue());
+  if (isConcurrencyFailure(error)) return classifyError(concurrentUpdate());
   const fastifyError = error as Partial<FastifyError> & { rateLimited?: boolean };
   if (fastifyError.rateLimited) {
     return { status: 429, code: 'RATE_LIMIT_EXCEEDED', detail: RATE_LIMIT_DETAIL, headers: { 'Retry-After': '60' } };

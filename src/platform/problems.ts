@@ -122,6 +122,7 @@ export const PROBLEM_CODES = [
   'STEP_UP_REQUIRED',
   'RANGE_NOT_SATISFIABLE',
   'DATABASE_UNAVAILABLE',
+  'CONCURRENT_UPDATE',
   // tRPC's own 4xx codes, passed through when a procedure throws a plain TRPCError.
   'PAYMENT_REQUIRED',
   'METHOD_NOT_SUPPORTED',
@@ -206,6 +207,21 @@ function unavailableError(error: unknown, depth = 0): { code?: string } | null {
 export const isDatabaseUnavailable = (error: unknown): boolean => unavailableError(error) !== null;
 /** The code of a database-unavailable error (`ECONNREFUSED`, `57P01`...), for logs and start-up messages. */
 export const databaseErrorCode = (error: unknown): string => unavailableError(error)?.code ?? 'connection lost';
+
+/**
+ * PostgreSQL aborted the transaction because it collided with a concurrent one: a deadlock (40P01) or a
+ * serialization failure (40001). Nothing of it was applied and the same request can simply be sent again.
+ */
+export function isConcurrencyFailure(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; sqlState?: unknown; cause?: unknown };
+  const state = typeof e.sqlState === 'string' ? e.sqlState : e.code;
+  return state === '40P01' || state === '40001' || isConcurrencyFailure(e.cause, depth + 1);
+}
+export const concurrentUpdate = () =>
+  new AppError('CONFLICT', 'CONCURRENT_UPDATE', 'The request collided with a concurrent change and was not applied. Please retry it.', {
+    headers: { 'Retry-After': '1' },
+  });
 
 /** Seconds a client should wait before retrying a request the database could not serve. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;

@@ -4,7 +4,16 @@ import { ZodError } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
-import { AppError, databaseUnavailable, invalidValue, isDatabaseUnavailable, isDataException, tooManyRequests } from '../platform/problems.js';
+import {
+  AppError,
+  concurrentUpdate,
+  databaseUnavailable,
+  invalidValue,
+  isConcurrencyFailure,
+  isDatabaseUnavailable,
+  isDataException,
+  tooManyRequests,
+} from '../platform/problems.js';
 import type { Context } from './context.js';
 import { formatError } from './error-shape.js';
 
@@ -58,6 +67,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
   }
   if (!result.ok) {
     if (isDataException(result.error.cause)) throw invalidValue();
+    if (isConcurrencyFailure(result.error.cause)) throw concurrentUpdate();
     if (!(result.error instanceof AppError) && !(result.error.cause instanceof ZodError) && isDatabaseUnavailable(result.error)) throw databaseUnavailable();
   }
   return result;
