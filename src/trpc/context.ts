@@ -43,9 +43,10 @@ export interface ResponseMeta {
 export interface Context {
   deps: AppDeps;
   /**
-   * Within a call: a fork of the ORM's EntityManager, one per call (the call pipeline of src/trpc/init.ts forks it,
-   * so the calls of one batch or one WebSocket never share a unit of work). Before that, the root manager, which
-   * refuses entity work outside a fork (MikroORM's global-context check).
+   * Within a call: a fork of the ORM's EntityManager, one per call. A REST request is one call: its context has its
+   * own fork. An HTTP batch or a WebSocket shares one context between calls: the call pipeline of src/trpc/init.ts
+   * forks one per call, and the context holds the root manager, which refuses entity work outside a fork
+   * (MikroORM's global-context check).
    */
   em: EntityManager;
   auth: RequestAuth;
@@ -86,7 +87,7 @@ export function createContext(
     bearer: opts.bearer ?? req?.headers.authorization,
     connection: { subscriptions: 0, ...(opts.socket ? { socket: opts.socket } : {}) },
     deps,
-    em: deps.orm.em as EntityManager,
+    em: (opts.transport === 'rest' ? deps.orm.em.fork() : deps.orm.em) as EntityManager,
     auth: resolved,
     user: resolved.user,
     authSession: resolved.session ?? null,

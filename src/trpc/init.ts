@@ -41,7 +41,8 @@ const t = initTRPC.context<Context>().meta<AppMeta>().create({ isDev: false, err
 /**
  * The one call pipeline, run by every single call whatever its transport (a REST request, one call of an HTTP
  * batch, one WebSocket message), folded into one middleware because each tRPC middleware copies the context again:
- * - a fresh EntityManager fork per call, so concurrent calls of one batch or socket never share a unit of work;
+ * - a fresh EntityManager fork per call, so concurrent calls of one batch or socket never share a unit of work (a
+ *   REST request, one call, has its own from createContext);
  * - on a WebSocket, the bearer the connection presented is verified again and the caller reloaded (expiry,
  *   deletion and revoked permissions take effect on the next message, not at reconnect);
  * - on /trpc, the call's rate-limit bucket (`meta.rateLimit`, else global for queries and write for mutations) is
@@ -59,8 +60,14 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
       const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
       if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
     }
-    const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
-    result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+    if (ctx.transport === 'rest') {
+      // A REST request is one call: its context was made for it (createContext forks its EntityManager), so it goes
+      // on as it is, without one more copy of the context.
+      result = await next();
+    } else {
+      const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
+      result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+    }
   } catch (error) {
     if (!(error instanceof AppError) && isDatabaseUnavailable(error)) throw databaseUnavailable();
     throw error;
