@@ -1,4 +1,4 @@
-import { defineEntity, p, Routine } from '@mikro-orm/postgresql';
+import { defineEntity, type Opt, p, Routine } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 import { User } from './user.entity.js';
 
@@ -41,11 +41,15 @@ export function hasFlag(territory: { enabledFlags: readonly string[] }, flag: Te
 const ACTIVE = `where status = 'ACTIVE'`;
 
 /**
- * A column's search key: lower-cased and unaccented by the immutable `public.f_unaccent` (migration
- * Migration20261125160000), compared byte-wise (collation "C": a prefix is an index range). The search SQL in
- * territories.queries.ts writes the very same expression.
+ * A column's search key, stored on the row (`name_key`, `city_key`, `state_key`): lower-cased and unaccented by the
+ * immutable `public.f_unaccent` (migration Migration20261125160000), collation "C" (compared byte-wise: a prefix is
+ * an index range). Stored, not an expression index: a search that rechecks rows (a trigram lookup, a bitmap heap
+ * scan) compares the stored keys instead of calling f_unaccent per row, and the planner has the keys' statistics.
+ * The database computes it (generated column); territories.queries.ts compares these columns with the term
+ * normalised by the same function. Never written by the ORM (generated), never read by entity loads (lazy).
  */
-const searchKey = (column: 'name' | 'city' | 'state') => `(lower(public.f_unaccent("${column}")) collate "C")`;
+const searchKey = (column: 'name' | 'city' | 'state') =>
+  p.text().generated(`(lower(public.f_unaccent(${column}))) stored`).collation('C').lazy().$type<Opt<string>>();
 
 /**
  * The immutable unaccent of the search keys, created by migration Migration20261125160000 (which says why it is
@@ -80,6 +84,9 @@ export const Territory = defineEntity({
     /** Feature flags, canonical upper-case without underscores (MARKETPLACEENABLED...). */
     enabledFlags: p.array().default([]),
     suggestedByUserId: () => p.manyToOne(User).mapToPk().fieldName('suggested_by_user_id').nullable(),
+    nameKey: searchKey('name'),
+    cityKey: searchKey('city'),
+    stateKey: searchKey('state'),
   },
   indexes: [
     // Nearby: bounding-box prefilter `point(longitude, latitude) <@ box(...)`, and the KNN scan (`<->`) that bounds a
@@ -90,33 +97,25 @@ export const Territory = defineEntity({
     },
     // Lists and unfiltered search: ordered by name.
     { name: 'territory_active_name_idx', expression: `create index "territory_active_name_idx" on "territory" ("name", "id") ${ACTIVE}` },
-    // Search (territories.queries.ts): on each column's search key. Prefix terms are ranges of the covering btrees,
-    // which also hold the other two keys and the raw columns, so a search filters and counts from the index alone
-    // (index-only scans: f_unaccent is never recomputed per row); terms matching anywhere go through the trigrams.
+    // Search (territories.queries.ts): on each column's stored search key. Prefix terms are ranges of the covering
+    // btrees, which also hold the other two keys, so a search filters and counts from the index alone (index-only
+    // scans); terms matching anywhere go through the trigrams, whose rechecks compare the stored keys.
     {
       name: 'territory_active_name_key_idx',
-      expression: `create index "territory_active_name_key_idx" on "territory" (${searchKey('name')}, "id", ${searchKey('city')}, ${searchKey('state')}) include ("name", "city", "state") ${ACTIVE}`,
+      expression: `create index "territory_active_name_key_idx" on "territory" ("name_key", "id", "city_key", "state_key") ${ACTIVE}`,
     },
     {
       name: 'territory_active_city_key_idx',
-      expression: `create index "territory_active_city_key_idx" on "territory" (${searchKey('city')}, ${searchKey('name')}, "id", ${searchKey('state')}) include ("name", "city", "state") ${ACTIVE}`,
+      expression: `create index "territory_active_city_key_idx" on "territory" ("city_key", "name_key", "id", "state_key") ${ACTIVE}`,
     },
     {
       name: 'territory_active_state_key_idx',
-      expression: `create index "territory_active_state_key_idx" on "territory" (${searchKey('state')}, ${searchKey('name')}, "id", ${searchKey('city')}) include ("name", "city", "state") ${ACTIVE}`,
+      expression: `create index "territory_active_state_key_idx" on "territory" ("state_key", "name_key", "id", "city_key") ${ACTIVE}`,
     },
-    {
-      name: 'territory_active_name_key_trgm_idx',
-      expression: `create index "territory_active_name_key_trgm_idx" on "territory" using gin (${searchKey('name')} gin_trgm_ops) ${ACTIVE}`,
-    },
-    {
-      name: 'territory_active_city_key_trgm_idx',
-      expression: `create index "territory_active_city_key_trgm_idx" on "territory" using gin (${searchKey('city')} gin_trgm_ops) ${ACTIVE}`,
-    },
-    {
-      name: 'territory_active_state_key_trgm_idx',
-      expression: `create index "territory_active_state_key_trgm_idx" on "territory" using gin (${searchKey('state')} gin_trgm_ops) ${ACTIVE}`,
-    },
+    ...(['name', 'city', 'state'] as const).map((column) => ({
+      name: `territory_active_${column}_key_trgm_idx`,
+      expression: `create index "territory_active_${column}_key_trgm_idx" on "territory" using gin ("${column}_key" gin_trgm_ops) ${ACTIVE}`,
+    })),
   ],
   uniques: [
     // One live territory per name + city + state (case-insensitive, trimmed): makes duplicate suggestions race-safe.

@@ -157,11 +157,12 @@ export const SEARCH_MATCH_LIMIT = 1000;
 type SearchColumn = 'name' | 'city' | 'state';
 
 /**
- * A column's search key: lower-cased and unaccented by the immutable `public.f_unaccent` (see the territory search
- * migration), compared byte-wise (collation "C"), so a prefix is an index range. The Territory entity's search
- * indexes store exactly these expressions: keep the two in step.
+ * A column's search key, stored on the row (generated columns `name_key`, `city_key`, `state_key` of the Territory
+ * entity): lower-cased and unaccented by the immutable `public.f_unaccent`, collation "C" (compared byte-wise, so a
+ * prefix is an index range). The search indexes are on these columns, and a row a trigram lookup returns is
+ * rechecked against them: no f_unaccent call per row.
  */
-const key = (column: SearchColumn) => `(lower(public.f_unaccent(t.${column})) collate "C")`;
+const key = (column: SearchColumn) => `t.${column}_key`;
 
 /**
  * The term normalised the same way, in SQL so that it is the very same function; the statement is planned with its
@@ -256,11 +257,10 @@ function relevanceBuckets(filter: ParsedFilter): SqlQuery[] {
  * at all is the plain list, by name.
  *
  * Each bucket takes its first `offset + limit` rows in (name key, id) order straight from the covering name-key
- * index (an index-only scan: the filters read the city and state keys stored there, never recomputing f_unaccent
- * per row) or, when its matches are few, from the trigram indexes. A bucket after the first runs only while the
- * buckets before it have not filled the page (a one-time filter: it is never executed otherwise), so a broad term
- * whose prefix matches fill the page reads about `offset + limit` index entries. The full rows are read for the
- * page's ids only.
+ * index (an index-only scan: the filters read the city and state keys stored there) or, when its matches are few,
+ * from the trigram indexes. A bucket after the first runs only while the buckets before it have not filled the page
+ * (a one-time filter: it is never executed otherwise), so a broad term whose prefix matches fill the page reads about
+ * `offset + limit` index entries. The full rows are read for the page's ids only.
  */
 export function searchQuery(filter: SearchFilter & { offset: number; limit: number }): SqlQuery {
   const parsed = parse(filter);
