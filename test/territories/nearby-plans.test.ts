@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CITIES, seededRandom, territoriesSeed } from '../../bench/seed.js';
-import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { haversineSql } from '../../src/platform/geo.js';
 import { type NearbyParams, nearbyQuery } from '../../src/routers/territories/territories.queries.js';
+import { executedPlanOf, type PlanNode, planSummary } from '../factories/query-plan.js';
+import { toNumberedParams } from '../../src/db/sql.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 // Territories nearby on the benchmark's data (bench/seed.ts, 20k territories: 80 % within 0.6 degrees of 38 cities)
@@ -45,31 +46,6 @@ afterAll(async () => {
   await t.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Loops'?: number;
-  'Actual Rows'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** The executed plan of a query run as the service runs it: `pg` with real parameters, planned with their values. */
-async function executedPlan(query: SqlQuery): Promise<PlanNode[]> {
-  const { sql, params } = toNumberedParams(query);
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ text: `explain (analyze, format json) ${sql}`, values: params });
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    node.Plans?.forEach(walk);
-  };
-  walk(rows[0]!['QUERY PLAN'][0].Plan);
-  return nodes;
-}
-
-const summary = (nodes: PlanNode[]) =>
-  nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''} (${n['Actual Loops'] ?? 0}x${n['Actual Rows'] ?? 0})`).join(' > ');
 const scansOfTerritory = (nodes: PlanNode[]) => nodes.filter((n) => n['Relation Name'] === 'territory');
 
 /** The answer by definition: every ACTIVE row within the radius, nearest first, ties by id. */
@@ -101,21 +77,21 @@ describe('territories nearby on 20k territories', () => {
       params.slice(5, 9),
     )) as [{ inBox: number }];
     expect(sql).toContain('<->');
-    const nodes = await executedPlan(nearbyQuery(query));
+    const nodes = await executedPlanOf(db, nearbyQuery(query));
     const scans = scansOfTerritory(nodes);
     expect(
       scans.some((n) => n['Node Type'] === 'Seq Scan'),
-      summary(nodes),
+      planSummary(nodes),
     ).toBe(false);
     const knn = scans.find((n) => n['Node Type'] === 'Index Only Scan' && n['Index Name'] === 'territory_active_geo_idx');
-    expect(knn, summary(nodes)).toBeDefined();
-    expect(knn!['Actual Rows'], summary(nodes)).toBe(20);
+    expect(knn, planSummary(nodes)).toBeDefined();
+    expect(knn!['Actual Rows'], planSummary(nodes)).toBe(20);
     const main = scans.filter((n) => n !== knn);
-    expect(main.length, summary(nodes)).toBe(1);
-    expect(main[0]!['Index Name'] ?? main[0]!.Plans?.[0]?.['Index Name'], summary(nodes)).toBe('territory_active_geo_idx');
+    expect(main.length, planSummary(nodes)).toBe(1);
+    expect(main[0]!['Index Name'] ?? main[0]!.Plans?.[0]?.['Index Name'], planSummary(nodes)).toBe('territory_active_geo_idx');
     // The radius box holds hundreds of rows here; the bounded scan reads a small multiple of the limit.
     expect(inBox).toBeGreaterThan(300);
-    expect(main[0]!['Actual Rows']! + (main[0]!['Rows Removed by Filter'] ?? 0), summary(nodes)).toBeLessThanOrEqual(60);
+    expect(main[0]!['Actual Rows']! + (main[0]!['Rows Removed by Filter'] ?? 0), planSummary(nodes)).toBeLessThanOrEqual(60);
     expect(await answer(query)).toEqual(await oracle(query));
   });
 
@@ -124,15 +100,15 @@ describe('territories nearby on 20k territories', () => {
       { lat: 10, lng: 179.99, radiusKm: 100, limit: 20 },
       { lat: 89.5, lng: 10, radiusKm: 100, limit: 20 },
     ]) {
-      const nodes = await executedPlan(nearbyQuery(query));
+      const nodes = await executedPlanOf(db, nearbyQuery(query));
       expect(nearbyQuery(query).sql).not.toContain('<->');
       expect(
         scansOfTerritory(nodes).some((n) => n['Node Type'] === 'Seq Scan'),
-        summary(nodes),
+        planSummary(nodes),
       ).toBe(false);
       expect(
         nodes.some((n) => n['Index Name'] === 'territory_active_geo_idx'),
-        summary(nodes),
+        planSummary(nodes),
       ).toBe(true);
     }
   });

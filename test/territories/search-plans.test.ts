@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { territoriesSeed } from '../../bench/seed.js';
-import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { SEARCH_MATCH_LIMIT, type SearchFilter, searchCountQuery, searchQuery } from '../../src/routers/territories/territories.queries.js';
+import { executedPlanOf, type PlanNode, planSummary } from '../factories/query-plan.js';
+import { toNumberedParams } from '../../src/db/sql.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 // Territory search on the benchmark's data (bench/seed.ts, 20k territories: names "<prefix> <word> <n>" over 15
@@ -24,58 +25,31 @@ afterAll(async () => {
   await t.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Loops'?: number;
-  'Actual Rows'?: number;
-  Filter?: string;
-  'Recheck Cond'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-
-/** The executed plan of a query run as the service runs it: `pg` with real parameters, planned with their values. */
-async function executedPlan(query: SqlQuery): Promise<PlanNode[]> {
-  const { sql, params } = toNumberedParams(query);
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ text: `explain (analyze, format json) ${sql}`, values: params });
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    node.Plans?.forEach(walk);
-  };
-  walk(rows[0]!['QUERY PLAN'][0].Plan);
-  return nodes;
-}
-
-const summary = (nodes: PlanNode[]) =>
-  nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''} (${n['Actual Loops'] ?? 0}x${n['Actual Rows'] ?? 0})`).join(' > ');
 const executed = (nodes: PlanNode[]) => nodes.filter((n) => (n['Actual Loops'] ?? 0) > 0);
 const scansOfTerritory = (nodes: PlanNode[]) => executed(nodes).filter((n) => n['Relation Name'] === 'territory');
 
 describe('broad terms (thousands of matches) are served from the search key indexes', () => {
   for (const q of ['vila', 'sao', 'SANTA', 'São']) {
     it(`q=${q}: the page reads its 20 rows from the name key index, the count at most ${SEARCH_MATCH_LIMIT} entries`, async () => {
-      const page = await executedPlan(searchQuery({ q, offset: 0, limit: 20 }));
+      const page = await executedPlanOf(db, searchQuery({ q, offset: 0, limit: 20 }));
       const pageScans = scansOfTerritory(page);
       // The prefix bucket fills the page: the later buckets (trigram lookups) never run.
       expect(
         pageScans.map((n) => `${n['Node Type']} ${n['Index Name']}`),
-        summary(page),
+        planSummary(page),
       ).toEqual(['Index Only Scan territory_active_name_key_idx', 'Index Scan territory_pkey']);
-      expect(pageScans[0]!['Actual Rows'], summary(page)).toBe(20);
+      expect(pageScans[0]!['Actual Rows'], planSummary(page)).toBe(20);
 
-      const count = await executedPlan(searchCountQuery({ q }));
+      const count = await executedPlanOf(db, searchCountQuery({ q }));
       const countScans = scansOfTerritory(count);
       // Prefix ranges of the key btrees: index-only, or a bitmap of exact btree matches (no key recomputed per row).
       expect(
         executed(count).every((n) => !n['Index Name'] || /^territory_active_(name|city|state)_key_idx$/.test(n['Index Name'])),
-        summary(count),
+        planSummary(count),
       ).toBe(true);
       expect(
         countScans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0), 0),
-        summary(count),
+        planSummary(count),
       ).toBe(SEARCH_MATCH_LIMIT);
     });
   }
@@ -83,16 +57,16 @@ describe('broad terms (thousands of matches) are served from the search key inde
   it('city, state and combined filters: no sequential scan; the page through a search key index', async () => {
     for (const filter of [{ city: 'São Paulo' }, { state: 'SP' }, { q: 'Vila', city: 'Campinas', state: 'SP' }, { q: 'jardim das f' }] as SearchFilter[]) {
       for (const query of [searchQuery({ ...filter, offset: 0, limit: 20 }), searchCountQuery(filter)]) {
-        const nodes = await executedPlan(query);
+        const nodes = await executedPlanOf(db, query);
         expect(
           nodes.some((n) => n['Node Type'] === 'Seq Scan'),
-          `${JSON.stringify(filter)}: ${summary(nodes)}`,
+          `${JSON.stringify(filter)}: ${planSummary(nodes)}`,
         ).toBe(false);
       }
-      const page = await executedPlan(searchQuery({ ...filter, offset: 0, limit: 20 }));
+      const page = await executedPlanOf(db, searchQuery({ ...filter, offset: 0, limit: 20 }));
       expect(
         executed(page).some((n) => /^territory_active_(name|city|state)_key_idx$/.test(n['Index Name'] ?? '')),
-        `${JSON.stringify(filter)}: ${summary(page)}`,
+        `${JSON.stringify(filter)}: ${planSummary(page)}`,
       ).toBe(true);
     }
   });
@@ -119,7 +93,7 @@ describe('the stored search keys (generated columns): no key is computed per row
   it('page and count compare the stored keys: f_unaccent appears in no condition, filter or recheck of any node', async () => {
     for (const filter of filters) {
       for (const query of [searchQuery({ ...filter, offset: 0, limit: 20 }), searchQuery({ ...filter, offset: 980, limit: 20 }), searchCountQuery(filter)]) {
-        const nodes = await executedPlan(query);
+        const nodes = await executedPlanOf(db, query);
         // The term's own f_unaccent is folded to a constant at planning (the statement is planned with its values).
         const perRow = nodes.filter((n) => [n.Filter, n['Recheck Cond'], n['Index Cond']].some((text) => text?.includes('f_unaccent')));
         expect(
@@ -128,7 +102,7 @@ describe('the stored search keys (generated columns): no key is computed per row
         ).toEqual([]);
         expect(
           nodes.some((n) => n['Node Type'] === 'Seq Scan'),
-          `${JSON.stringify(filter)}: ${summary(nodes)}`,
+          `${JSON.stringify(filter)}: ${planSummary(nodes)}`,
         ).toBe(false);
       }
     }
@@ -136,10 +110,10 @@ describe('the stored search keys (generated columns): no key is computed per row
 
   it('the count of a broad "anywhere" term reads trigram and key indexes only', async () => {
     for (const q of ['Lagoa L', 'Vila Aur']) {
-      const count = await executedPlan(searchCountQuery({ q }));
+      const count = await executedPlanOf(db, searchCountQuery({ q }));
       expect(
         executed(count).every((n) => !n['Index Name'] || /^territory_active_(name|city|state)_key(_trgm)?_idx$/.test(n['Index Name'])),
-        summary(count),
+        planSummary(count),
       ).toBe(true);
     }
   });
