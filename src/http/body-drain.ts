@@ -18,9 +18,9 @@ export const bodyDrainPlugin = fp(
     app.addHook('onError', async (request, _reply, error) => {
       if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') drained.add(request.raw);
     });
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       const raw = request.raw;
-      if (!drained.has(raw) || raw.complete || raw.readableEnded) return payload;
+      if (!drained.has(raw) || raw.complete || raw.readableEnded) return done(null, payload);
       reply.removeHeader('connection');
       let read = 0;
       const socket = raw.socket;
@@ -34,7 +34,7 @@ export const bodyDrainPlugin = fp(
       raw.once('end', () => clearTimeout(timer));
       raw.once('close', () => clearTimeout(timer));
       raw.resume();
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'body-drain' },

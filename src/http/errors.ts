@@ -136,10 +136,10 @@ export const errorsPlugin = fp(
     });
     // Every 503 tells clients when to retry, including tRPC's, whose error responses carry no headers of their own.
     // (The tRPC adapter sends a fetch Response, whose status Fastify applies after these hooks.)
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       const status = payload instanceof Response ? payload.status : reply.statusCode;
       if (status === 503 && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-      return payload;
+      done(null, payload);
     });
     app.setNotFoundHandler((request, reply) =>
       sendError(request, reply, { status: 404, code: 'NOT_FOUND', detail: `No operation ${request.method} ${request.url.split('?')[0]}.` }),

@@ -40,10 +40,11 @@ export const systemPlugin = fp(
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     });
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       requests.inc({ method: request.method, route, status: reply.statusCode });
       duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      done();
     });
 
     const noLimit = { rateLimit: false } as const;

@@ -49,14 +49,16 @@ export class WebSocketGuard {
 
   /** Counts every upgrade request to `path` against its address and starts its authentication clock. */
   register(app: FastifyInstance, path: string) {
-    app.addHook('onRequest', async (request) => {
-      if (!request.ws || request.url.split('?')[0] !== path) return;
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!request.ws || request.url.split('?')[0] !== path) return done();
       const address = request.ip;
       const open = this.perAddress.get(address) ?? 0;
       if (open >= this.limits.perAddress) {
-        throw new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_CONNECTIONS', `At most ${this.limits.perAddress} WebSockets may be open from one address.`, {
-          headers: { 'Retry-After': '60' },
-        });
+        return done(
+          new AppError('TOO_MANY_REQUESTS', 'TOO_MANY_CONNECTIONS', `At most ${this.limits.perAddress} WebSockets may be open from one address.`, {
+            headers: { 'Retry-After': '60' },
+          }),
+        );
       }
       this.perAddress.set(address, open + 1);
       const socket = request.raw.socket;
@@ -69,6 +71,7 @@ export class WebSocketGuard {
         if (left > 0) this.perAddress.set(address, left);
         else this.perAddress.delete(address);
       });
+      done();
     });
   }
 
