@@ -79,15 +79,17 @@ export const Post = defineEntity({
   ],
   // Keep TerritoryPostCounter in step with every statement writing posts, whoever writes them (function in its
   // migration).
-  triggers: (['insert', 'update', 'delete'] as const).map((event) => ({
-    name: `post_feed_counter_${event}`,
-    timing: 'after' as const,
-    events: [event],
-    forEach: 'statement' as const,
-    expression: `create trigger "post_feed_counter_${event}" after ${event} on "post" referencing ${
-      { insert: 'new table as new_posts', update: 'old table as old_posts new table as new_posts', delete: 'old table as old_posts' }[event]
-    } for each statement execute function post_feed_counter()`,
-  })).concat(mapPinTriggers('post', 'posts')),
+  triggers: (['insert', 'update', 'delete'] as const)
+    .map((event) => ({
+      name: `post_feed_counter_${event}`,
+      timing: 'after' as const,
+      events: [event],
+      forEach: 'statement' as const,
+      expression: `create trigger "post_feed_counter_${event}" after ${event} on "post" referencing ${
+        { insert: 'new table as new_posts', update: 'old table as old_posts new table as new_posts', delete: 'old table as old_posts' }[event]
+      } for each statement execute function post_feed_counter()`,
+    }))
+    .concat(mapPinTriggers('post', 'posts')),
 });
 
 /**
