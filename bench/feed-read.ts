@@ -9,6 +9,7 @@ import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPag
 import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
+import { feedItemOf } from '../src/routers/feed/feed.service.js';
 import type { Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
@@ -124,32 +125,6 @@ export async function prepareReader(db: pg.Client, territoryId: string) {
   );
 }
 
-/** The API's JSON of a feed item, built by hand: what a bare route would answer. */
-export const feedItemJson = (r: FeedRow) => ({
-  id: r.id,
-  territoryId: r.territory_id,
-  title: r.title,
-  content: r.content,
-  type: r.type,
-  visibility: r.visibility,
-  status: r.status,
-  tags: r.tags,
-  mapEntityId: r.map_entity_id,
-  assetIds: r.asset_ids,
-  likeCount: r.like_count,
-  commentCount: r.comment_count,
-  shareCount: r.share_count,
-  likedByMe: r.liked_by_me,
-  mediaUrls: r.media_ids.map((id) => `/api/v1/media/${id}`),
-  event:
-    r.event_id && r.event_title !== null && r.event_starts_at_utc !== null
-      ? { id: r.event_id, title: r.event_title, startsAtUtc: r.event_starts_at_utc, status: r.event_status ?? '' }
-      : null,
-  author: { id: r.author_user_id, displayName: r.author_display_name },
-  createdAtUtc: r.created_at_utc,
-  updatedAtUtc: r.updated_at_utc,
-});
-
 const qs = (params: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
@@ -193,12 +168,7 @@ export const feedReadScenario: Scenario = {
         runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
         runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
       ]);
-      return toPage(
-        rows.map((r) => feedItemJson(r)),
-        count[0]?.total ?? 0,
-        pageNumber,
-        pageSize,
-      );
+      return toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
     },
   },
 };

@@ -31,7 +31,8 @@ import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/acc
 import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
-import { feedItemJson, feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
+import { feedItemOf } from '../src/routers/feed/feed.service.js';
+import { feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
 import type { RequestContext, RequestPair, Scenario } from './scenario.js';
 import type { BenchSize } from './seed.js';
 
@@ -184,12 +185,7 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     [userId, userId, userId, ids],
   );
   const interactionsOf = new Map(interactions.rows.map((r) => [r.post_id, r]));
-  const page = toPage(
-    rows.map((r) => feedItemJson(r)),
-    count[0]?.total ?? 0,
-    pageNumber,
-    pageSize,
-  );
+  const page = toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
   return {
     items: page.items.map((post, i) => {
       const own = post.author.id === userId;

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
+import { itemOutputOf } from '../src/routers/items/items.service.js';
 import { driveEach } from './load.js';
 import type { CustomScenario, Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -136,35 +137,6 @@ export const marketplaceSeed: SeedStep = {
   },
 };
 
-/** The API's JSON of an item (items.service.ts `toOutput`), built by hand. */
-function itemJson(r: ItemRow, urls: string[]) {
-  const cents = r.price_in_cents === null ? null : Number(r.price_in_cents);
-  return {
-    id: r.id,
-    territoryId: r.territory_id,
-    storeId: r.store_id,
-    createdByUserId: r.created_by_user_id,
-    type: r.type,
-    title: r.title,
-    description: r.description,
-    category: r.category,
-    tags: r.tags,
-    pricingType: r.pricing_type,
-    priceAmount: cents === null ? null : cents / 100,
-    priceInCents: cents,
-    currency: r.currency,
-    unit: r.unit,
-    latitude: r.latitude,
-    longitude: r.longitude,
-    mediaIds: r.media_ids ?? [],
-    primaryImageUrl: urls[0] ?? null,
-    imageUrls: urls,
-    status: r.status,
-    createdAtUtc: r.created_at_utc,
-    updatedAtUtc: r.updated_at_utc,
-  };
-}
-
 const qs = (params: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)] as T;
@@ -217,7 +189,7 @@ export const itemSearchScenario: Scenario = {
         );
         for (const row of media.rows) urls.get(row.owner_id)?.push(`/api/v1/media/${row.media_asset_id}`);
       }
-      return rows.map((r) => itemJson(r, urls.get(r.id) ?? []));
+      return rows.map((r) => itemOutputOf(r, urls.get(r.id) ?? []));
     },
   },
 };

@@ -15,7 +15,8 @@ import { enforceMarketplacePolicy } from './marketplace-policy.js';
 
 const MARKETPLACE = 'MARKETPLACEENABLED' as const;
 
-function toOutput(r: ItemRow, urls: string[]): ItemOutput {
+/** An item as the API answers it, from its row and its media URLs. */
+export function itemOutputOf(r: ItemRow, urls: string[]): ItemOutput {
   const cents = r.price_in_cents === null ? null : Number(r.price_in_cents);
   return {
     id: r.id,
@@ -49,7 +50,7 @@ async function toOutputs(em: EntityManager, rows: ItemRow[]): Promise<ItemOutput
     'ITEM',
     rows.map((r) => r.id),
   );
-  return rows.map((r) => toOutput(r, urls.get(r.id) ?? []));
+  return rows.map((r) => itemOutputOf(r, urls.get(r.id) ?? []));
 }
 
 async function loadItem(em: EntityManager, itemId: string): Promise<ItemOutput> {

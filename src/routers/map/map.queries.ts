@@ -15,7 +15,7 @@ import type { PinType } from './map.schemas.js';
 export interface MapViewer {
   territoryId: string;
   residentsOnlyVisible: boolean;
-  blockedUserIds: string[];
+  blockedUserIds: readonly string[];
   /**
    * HIDDEN posts (a moderation sanction) the viewer still sees (DESIGN 14): with `userId`, their own; with
    * `seesAllHiddenPosts` (the territory's curators and moderators, system admins), every one. Neither: none.
@@ -25,7 +25,7 @@ export interface MapViewer {
 }
 
 /** A PostgreSQL array literal of validated UUIDs (they come from the database), passed as one parameter. */
-const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 /** Conditions joined with `and`, each with its parameters, in text order. */
 class Where {
@@ -365,13 +365,9 @@ export function pinsQuery(viewer: MapViewer, filter: PinFilter, offset: number, 
  * what answers when they cannot (see pinsCountQuery).
  */
 export function livePinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQuery | null {
-  const branches = branchesOf(viewer, filter);
-  if (branches.length === 0) return null;
-  const counts = branches.map(({ count, from, where }) => ({ total: count?.total ?? 'count(*)', from: count?.from ?? from, where: count?.where ?? where }));
-  return {
-    sql: `select (${counts.map((c) => `(select ${c.total} from ${c.from} where ${c.where.sql})`).join(' + ')})::int as total`,
-    params: counts.flatMap((c) => c.where.params),
-  };
+  const counts = PIN_ORDER.filter((t) => filter.types.includes(t)).map((t) => liveCount(viewer, filter, t));
+  if (counts.length === 0) return null;
+  return { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, params: counts.flatMap((c) => c.params) };
 }
 
 /** The audiences (map_pin_counter.audience) a viewer sees. */

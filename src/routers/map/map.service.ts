@@ -59,7 +59,7 @@ async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Prom
   return {
     territoryId: access.territoryId,
     residentsOnlyVisible: access.seesResidentsOnly,
-    blockedUserIds: [...access.blockedUserIds],
+    blockedUserIds: access.blockedUserIds,
     userId: ctx.user.id,
     seesAllHiddenPosts: seesAllHidden(access),
   };
