@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { type RateBucket, rateLimitRouteConfig } from '../http/rate-limit.js';
 import { validationFailed } from '../platform/problems.js';
 import { answerFromJourneyCache } from '../routers/journeys/journey-cache.js';
-import { type AppDeps, type Context, createContext } from '../trpc/context.js';
+import { type AppDeps, createContext } from '../trpc/context.js';
+import { invokeProcedure } from '../trpc/invoke.js';
 import type { AppMeta } from '../trpc/init.js';
 
 export interface RestOperation {
@@ -38,10 +39,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * (`z.coerce`), errors go through the problem-details handler, and each route gets its rate-limit bucket.
  */
 export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router: AnyRouter) {
-  const createCaller = (router as AnyRouter & { createCaller: (ctx: Context) => Record<string, unknown> }).createCaller;
   for (const op of restOperations(router)) {
     const url = op.path.replace(/\{([^}]+)\}/g, ':$1');
-    const segments = op.procedurePath.split('.');
     const cachedJourney = op.method === 'GET' ? op.meta.cachedJourney : undefined;
     app.route({
       method: op.method,
@@ -59,9 +58,7 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
           input = { ...body, ...params };
         }
         const ctx = createContext(deps, request, { transport: 'rest' });
-        let fn: unknown = createCaller(ctx);
-        for (const segment of segments) fn = (fn as Record<string, unknown>)[segment];
-        const result = await (fn as (input: unknown) => Promise<unknown>)(input);
+        const result = await invokeProcedure(op.procedure, op.procedurePath, ctx, input);
         const status = ctx.resp.status ?? op.meta.successStatus ?? 200;
         reply.status(status).headers(ctx.resp.headers);
         if (status === 204) return reply.send();
