@@ -24,7 +24,7 @@ import { feedSeed, feedTerritoryId } from './feed-read.js';
 import { driveMixed, kindFigures, type KindFigures } from './load.js';
 import { mapSeed, mapTerritoryId } from './map-pins.js';
 import type { CustomRunContext, CustomScenario, CustomTarget } from './scenario.js';
-import { type BenchSize, insertBenchUser, territoriesSeed } from './seed.js';
+import { type BenchSize, CITIES, insertBenchUser, seededRandom, territoriesSeed } from './seed.js';
 
 const SMALL_DATABASE = 'bench_small';
 const SMALL_API = 'api-small';
@@ -45,6 +45,8 @@ const pageOf = (path: string) => Number(new URLSearchParams(path.split('?')[1] ?
 interface Kind {
   /** The request/baseline scenario whose requests are sent. */
   scenario: string;
+  /** Its name in the printout, when not the scenario's. */
+  label?: string;
   key: string;
   /** What grows, for the printout. */
   rows: 'territories' | 'mapRows' | 'feedPosts';
@@ -53,10 +55,41 @@ interface Kind {
   count?: number;
   /** Its answers must hold items in both worlds (a page of nothing would not compare). */
   nonEmpty?: boolean;
+  /**
+   * Requests of its own instead of the scenario's, of which only those answering the same number of items in both
+   * worlds are sent: the same work over 100 times the rows.
+   */
+  equalAnswers?: (size: BenchSize) => string[];
+}
+
+/**
+ * Territories nearby with answers of the same size in both worlds. The scenario's own requests (25 km, 20 at most)
+ * answer a full page around a city at 100k territories but two or three at 1k, and a territory more in an answer
+ * costs the API (and the bare route) about as much as the search for it: measured in-process, 20 territories instead
+ * of 1 take +75% CPU per request on the API, +80% on the bare route. These points are near a city, 100 km, 10 at most
+ * (smoke: 2, its small world has ~4 territories per city): full answers in both worlds (any other is left out).
+ */
+function equalNearbyPaths(size: BenchSize): string[] {
+  const limit = size.mode === 'full' ? 10 : 2;
+  const random = seededRandom(20261125);
+  return Array.from({ length: 400 }, () => {
+    const city = CITIES[Math.floor(random() * CITIES.length)]!;
+    const lat = (city.lat + (random() - 0.5) * 0.4).toFixed(5);
+    const lng = (city.lng + (random() - 0.5) * 0.4).toFixed(5);
+    return `/api/v1/territories/nearby?lat=${lat}&lng=${lng}&radiusKm=100&limit=${limit}`;
+  });
 }
 
 const KINDS: Kind[] = [
   { scenario: 'territories nearby', key: 'nearby', rows: 'territories', keep: () => true },
+  {
+    scenario: 'territories nearby',
+    label: 'territories nearby, equal answers',
+    key: 'nearbyEqual',
+    rows: 'territories',
+    keep: () => true,
+    equalAnswers: equalNearbyPaths,
+  },
   { scenario: 'territories search', key: 'search', rows: 'territories', keep: () => true },
   { scenario: 'map pins', key: 'mapPins', rows: 'mapRows', keep: (path) => pageOf(path) === 1, count: 10_000, nonEmpty: true },
   { scenario: 'feed read', key: 'feedRead', rows: 'feedPosts', keep: (path) => pageOf(path) <= FEED_PAGES, nonEmpty: true },
@@ -86,12 +119,29 @@ async function rowsOf(db: CustomRunContext['db']): Promise<World['rows']> {
   return rows[0]!;
 }
 
-/** Whether the first answer of the path holds items (`items` of a page). */
-async function hasItems(world: World, path: string, headers: Record<string, string>) {
+/** How many items the path's answer holds (a list, or `items` of a page); -1 when it is not a 200. */
+async function itemCount(world: World, path: string, headers: Record<string, string>): Promise<number> {
   const response = await fetch(`${world.apiUrl}${path}`, { headers });
-  if (response.status !== 200) return false;
-  const body = (await response.json()) as { items?: unknown[] };
-  return (body.items?.length ?? 0) > 0;
+  if (response.status !== 200) return -1;
+  const body = (await response.json()) as unknown[] | { items?: unknown[] };
+  return (Array.isArray(body) ? body : (body.items ?? [])).length;
+}
+
+/** Items per answer over the first paths (what the p50 grows with besides the rows). */
+async function meanItems(world: World, paths: string[], headers: Record<string, string>): Promise<number> {
+  const counts = await Promise.all(paths.slice(0, ITEMS_SAMPLE).map((path) => itemCount(world, path, headers)));
+  return counts.length ? Math.round((counts.reduce((a, b) => a + Math.max(0, b), 0) / counts.length) * 10) / 10 : 0;
+}
+const ITEMS_SAMPLE = 50;
+
+/** The paths answering the same, non-zero number of items in both worlds. */
+async function sameSizeInBoth(paths: string[], small: World, large: World): Promise<string[]> {
+  const kept: string[] = [];
+  for (const path of paths) {
+    const [a, b] = await Promise.all([itemCount(small, path, {}), itemCount(large, path, {})]);
+    if (a > 0 && a === b) kept.push(path);
+  }
+  return kept;
 }
 
 export const flatScenario: CustomScenario = {
@@ -121,14 +171,18 @@ export const flatScenario: CustomScenario = {
     const targets: CustomTarget[] = [];
     const report: string[] = [];
     let failures = 0;
-    const measured: Array<{ kind: Kind; small: KindFigures; large: KindFigures; reqPerSec: [number, number] }> = [];
+    const measured: Array<{ kind: Kind; small: KindFigures; large: KindFigures; reqPerSec: [number, number]; items: [number, number] }> = [];
     for (const kind of KINDS) {
-      const results: Array<{ figures: KindFigures; reqPerSec: number }> = [];
+      const results: Array<{ figures: KindFigures; reqPerSec: number; items: number }> = [];
+      const equalPaths = kind.equalAnswers ? await sameSizeInBoth(kind.equalAnswers(size), small, large) : undefined;
+      if (equalPaths) figures[`${kind.key}Requests`] = equalPaths.length;
       for (const world of worlds) {
-        const { pairs, authenticated } = await ctx.requestsOf(kind.scenario, { db: world.db, count: kind.count });
+        const { pairs, authenticated } = equalPaths
+          ? { pairs: equalPaths.map((api) => ({ api, baseline: api })), authenticated: false }
+          : await ctx.requestsOf(kind.scenario, { db: world.db, count: kind.count });
         const paths = pairs.map((p) => p.api).filter((path) => kind.keep(path));
         const headers: Record<string, string> = authenticated ? { authorization: `Bearer ${world.token}` } : {};
-        if (paths.length === 0 || (kind.nonEmpty && !(await hasItems(world, paths[0]!, headers)))) {
+        if (paths.length === 0 || (kind.nonEmpty && (await itemCount(world, paths[0]!, headers)) <= 0)) {
           log(`${kind.scenario}: the ${world.label} world answers no items to ${paths[0] ?? '(no request)'}: not comparable`);
           failures++;
         }
@@ -145,21 +199,24 @@ export const flatScenario: CustomScenario = {
         const sample = await load(timing.durationSeconds);
         const f = kindFigures([...sample.byKind.values()]);
         failures += f.non2xx + sample.errors;
-        results.push({ figures: f, reqPerSec: sample.durationSeconds > 0 ? f.requests / sample.durationSeconds : 0 });
+        const items = await meanItems(world, paths, headers);
+        results.push({ figures: f, reqPerSec: sample.durationSeconds > 0 ? f.requests / sample.durationSeconds : 0, items });
       }
       const [s, l] = results as [(typeof results)[number], (typeof results)[number]];
-      measured.push({ kind, small: s.figures, large: l.figures, reqPerSec: [s.reqPerSec, l.reqPerSec] });
+      measured.push({ kind, small: s.figures, large: l.figures, reqPerSec: [s.reqPerSec, l.reqPerSec], items: [s.items, l.items] });
     }
 
     const ms = (v: number) => `${v.toFixed(2)} ms`;
-    const header = ['scenario', 'rows', 'p50 small', 'p50 large', 'growth', 'p99 small', 'p99 large', 'req/s small', 'req/s large'];
-    const lines = measured.map(({ kind, small: s, large: l, reqPerSec }) => {
+    const header = ['scenario', 'rows', 'items/answer', 'p50 small', 'p50 large', 'growth', 'p99 small', 'p99 large', 'req/s small', 'req/s large'];
+    const lines = measured.map(({ kind, small: s, large: l, reqPerSec, items }) => {
       const growth = s.p50Ms > 0 ? Math.round((l.p50Ms / s.p50Ms) * 100) / 100 : 0;
       figures[`${kind.key}SmallP50Ms`] = s.p50Ms;
       figures[`${kind.key}LargeP50Ms`] = l.p50Ms;
       figures[`${kind.key}SmallP99Ms`] = s.p99Ms;
       figures[`${kind.key}LargeP99Ms`] = l.p99Ms;
       figures[`${kind.key}Growth`] = growth;
+      figures[`${kind.key}SmallItems`] = items[0];
+      figures[`${kind.key}LargeItems`] = items[1];
       const rows = `${small.rows[kind.rows]} -> ${large.rows[kind.rows]} ${kind.rows}`;
       targets.push({
         target: `API p50 ${ms(s.p50Ms)} at ${small.rows[kind.rows]} ${kind.rows} -> ${ms(l.p50Ms)} at ${large.rows[kind.rows]}: growth at most ${MAX_GROWTH}x`,
@@ -167,8 +224,9 @@ export const flatScenario: CustomScenario = {
         holds: growth > 0 && growth <= MAX_GROWTH,
       });
       return [
-        kind.scenario,
+        kind.label ?? kind.scenario,
         rows,
+        `${items[0]} -> ${items[1]}`,
         ms(s.p50Ms),
         ms(l.p50Ms),
         `${growth.toFixed(2)}x`,
@@ -179,12 +237,12 @@ export const flatScenario: CustomScenario = {
       ];
     });
     const widths = header.map((h, i) => Math.max(h.length, ...lines.map((row) => (row[i] ?? '').length)));
-    const line = (cells: string[]) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    const line = (cells: string[]) => cells.map((c, i) => (i <= 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     report.push(line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(line));
     return {
       figures: { ...figures, connections: CONNECTIONS, durationSeconds: timing.durationSeconds },
       failures,
-      targets: targets.map((t, i) => ({ ...t, target: `${KINDS[i]!.scenario}: ${t.target}` })),
+      targets: targets.map((t, i) => ({ ...t, target: `${KINDS[i]!.label ?? KINDS[i]!.scenario}: ${t.target}` })),
       report,
     };
   },
