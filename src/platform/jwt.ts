@@ -86,19 +86,22 @@ export async function verifyAccessToken(settings: JwtSettings, token: string, au
  */
 export async function verifyAccessTokenCached(settings: JwtSettings, token: string, audience = settings.audience, typ = USER_TOKEN_TYPE): Promise<TokenCheck> {
   const key = keyOf(settings.signingKey);
-  let verified = verifiedByKey.get(key);
-  if (!verified) verifiedByKey.set(key, (verified = new Map()));
-  const entry = `${typ}\u0000${audience}\u0000${settings.issuer}\u0000${settings.expiresInSeconds}\u0000${token}`;
-  const hit = verified.get(entry);
+  let bySettings = verifiedByKey.get(key);
+  if (!bySettings) verifiedByKey.set(key, (bySettings = new Map()));
+  // One map per verification settings, keyed by the token itself: no long key string built per request.
+  const settingsKey = `${typ}\u0000${audience}\u0000${settings.issuer}\u0000${settings.expiresInSeconds}`;
+  let verified = bySettings.get(settingsKey);
+  if (!verified) bySettings.set(settingsKey, (verified = new Map()));
+  const hit = verified.get(token);
   if (hit && hit.expiresAtMs > Date.now()) return hit.check;
-  if (hit) verified.delete(entry);
+  if (hit) verified.delete(token);
   const check = await verifyAccessToken(settings, token, audience, typ);
   if (check.ok && typeof check.claims.exp === 'number') {
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
-    verified.set(entry, { check, expiresAtMs: check.claims.exp * 1000 });
+    verified.set(token, { check, expiresAtMs: check.claims.exp * 1000 });
   }
   return check;
 }
 
-const verifiedByKey = new WeakMap<Uint8Array, Map<string, { check: TokenCheck; expiresAtMs: number }>>();
+const verifiedByKey = new WeakMap<Uint8Array, Map<string, Map<string, { check: TokenCheck; expiresAtMs: number }>>>();
 const VERIFIED_CACHE_SIZE = 10_000;
