@@ -13,7 +13,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -25,23 +24,12 @@ import { signUserToken } from '../src/platform/jwt.js';
 import type { RequestPair, Scenario } from './scenario.js';
 import { scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, seededRandom } from './seed.js';
-import { prepareSchema } from './servers.js';
+import { freePort, prepareSchema } from './servers.js';
 
 const MEASURED = ['territory by id', 'territories nearby', 'feed read', 'journeys feed, cache hit'];
 const ROUNDS = 9;
 const N = Number(process.env.N ?? 2000);
 const size = SIZES.smoke;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 type Request = { url: string; headers: Record<string, string> };
 

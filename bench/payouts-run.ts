@@ -12,7 +12,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -32,6 +31,7 @@ import {
   sellerTransactionsQuery,
 } from '../src/routers/payouts/seller-balance.queries.js';
 import { sellerBalanceOf } from '../src/routers/payouts/seller-balance.service.js';
+import { freePort } from './servers.js';
 
 /** Runs one statement and answers its rows (a pg client's or the tests' `t.sql`). */
 export type Query = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -395,17 +395,6 @@ async function main() {
     await cleanup();
     process.exit(1);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 // Run only as a script (`npm run bench:payouts`), not when a test imports the seed.

