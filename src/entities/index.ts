@@ -23,7 +23,7 @@ import { Territory, TerritorySelection } from './territory.entity.js';
 import { User, UserPermission } from './user.entity.js';
 import { WorkItem } from './work-item.entity.js';
 import { Store } from './store.entity.js';
-import { Item } from './item.entity.js';
+import { Item, StoreItemCounter } from './item.entity.js';
 import { Inquiry } from './inquiry.entity.js';
 import { PlatformFeeConfig } from './platform-fee.entity.js';
 import { PayoutConfig } from './payout-config.entity.js';
@@ -86,6 +86,7 @@ export const entities = [
   ChatMessage,
   Store,
   Item,
+  StoreItemCounter,
   Inquiry,
   PlatformFeeConfig,
   PayoutConfig,

@@ -114,7 +114,8 @@ export const Territory = defineEntity({
     },
     ...(['name', 'city', 'state'] as const).map((column) => ({
       name: `territory_active_${column}_key_trgm_idx`,
-      expression: `create index "territory_active_${column}_key_trgm_idx" on "territory" using gin ("${column}_key" gin_trgm_ops) ${ACTIVE}`,
+      // No pending list (`fastupdate`), as item_active_text_trgm_idx: searches never scan entries waiting for a vacuum.
+      expression: `create index "territory_active_${column}_key_trgm_idx" on "territory" using gin ("${column}_key" gin_trgm_ops) with (fastupdate = off) ${ACTIVE}`,
     })),
   ],
   uniques: [

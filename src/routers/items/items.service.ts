@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/postgresql';
-import { runSql } from '../../db/sql.js';
+import { runHotRead } from '../../db/sql.js';
 import { Item } from '../../entities/item.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -128,15 +128,15 @@ async function listFilter(ctx: ServiceContext, input: ItemListFilter) {
 /** ACTIVE items of ACTIVE stores of the territory, newest first, filtered by store, type, category and `q`. */
 export async function listItems(ctx: ServiceContext, input: ItemListFilter & { skip: number; take: number }): Promise<ItemOutput[]> {
   const filter = await listFilter(ctx, input);
-  return toOutputs(ctx.em, await listItemRows((query) => runSql<ItemRow>(ctx.em, query), { ...filter, offset: input.skip, limit: input.take }));
+  return toOutputs(ctx.em, await listItemRows((query) => runHotRead<ItemRow>(ctx.em, query), { ...filter, offset: input.skip, limit: input.take }));
 }
 
 export async function pageItems(ctx: ServiceContext, input: ItemListFilter & { pageNumber: number; pageSize: number }) {
   const filter = await listFilter(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    listItemRows((query) => runSql<ItemRow>(ctx.em, query), { ...filter, offset, limit }),
-    runSql<{ total: number }>(ctx.em, itemsCountQuery(filter)),
+    listItemRows((query) => runHotRead<ItemRow>(ctx.em, query), { ...filter, offset, limit }),
+    runHotRead<{ total: number }>(ctx.em, itemsCountQuery(filter)),
   ]);
   return toPage(await toOutputs(ctx.em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

@@ -1,4 +1,4 @@
-import { execSql, pgArray } from '../../db/sql.js';
+import { execSql, pgArray, runHotRead } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -198,14 +198,13 @@ export function attachMedia(em: EntityManager, owner: { ownerType: MediaOwnerTyp
 export async function mediaUrlsOf(em: EntityManager, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return out;
-  const rows = await execSql<{ owner_id: string; media_asset_id: string }>(
-    em,
-    `select a.owner_id, a.media_asset_id
+  const rows = await runHotRead<{ owner_id: string; media_asset_id: string }>(em, {
+    sql: `select a.owner_id, a.media_asset_id
        from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
       where a.owner_type = ? and a.owner_id = any(?::uuid[])
       order by a.owner_id, a.display_order`,
-    [ownerType, pgArray([...new Set(ownerIds)])],
-  );
+    params: [ownerType, pgArray([...new Set(ownerIds)])],
+  });
   for (const row of rows) out.get(row.owner_id)?.push(mediaUrl(row.media_asset_id));
   return out;
 }
