@@ -55,7 +55,11 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 
 type Interactions = z.infer<typeof userInteractions>;
 
-/** What the user did with each post, and whether they curate its territory (they may delete it then). */
+/**
+ * What the user did with each post, and whether they curate its territory (they may delete it then). Shares and
+ * comments are scalar subqueries, probes per post (as the feed's likes: an EXISTS may become a hash of everything the
+ * user ever shared or wrote).
+ */
 async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions & { curates: boolean }>> {
   const ids = posts.map((p) => p.id);
   const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false, curates: false }]));
@@ -63,8 +67,8 @@ async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Pro
   const rows = await execSql<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
     ctx.em,
     `select p.id as post_id,
-            exists (select 1 from post_share s where s.post_id = p.id and s.user_id = ?) as shared,
-            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = ?) as commented,
+            coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?), false) as shared,
+            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ? limit 1), false) as commented,
             exists (select 1 from territory_membership m
                      where m.territory_id = p.territory_id and m.user_id = ? and 'CURATOR' = any(m.capabilities)) as curates
        from post p where p.id = any(?::uuid[])`,
