@@ -32,6 +32,7 @@ import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
 import { feedItemOf } from '../src/routers/feed/feed.service.js';
+import { type InteractionRow, interactionsQuery } from '../src/routers/journeys/feed-journeys.js';
 import { feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
 import type { RequestContext, RequestPair, Scenario } from './scenario.js';
 import type { BenchSize } from './seed.js';
@@ -175,16 +176,8 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
   const ids = rows.map((r) => r.id);
-  const interactions = await pool.query<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
-    `select p.id as post_id,
-            exists (select 1 from post_share s where s.post_id = p.id and s.user_id = $1) as shared,
-            exists (select 1 from post_comment c where c.post_id = p.id and c.author_user_id = $2) as commented,
-            exists (select 1 from territory_membership m
-                     where m.territory_id = p.territory_id and m.user_id = $3 and 'CURATOR' = any(m.capabilities)) as curates
-       from post p where p.id = any($4::uuid[])`,
-    [userId, userId, userId, ids],
-  );
-  const interactionsOf = new Map(interactions.rows.map((r) => [r.post_id, r]));
+  const interactions = await runOnPool<InteractionRow>(pool, interactionsQuery(userId, ids));
+  const interactionsOf = new Map(interactions.map((r) => [r.post_id, r]));
   const page = toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
   return {
     items: page.items.map((post, i) => {

@@ -208,7 +208,7 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect([...times].sort().reverse()).toEqual(times);
   });
 
-  it("likedByMe is a primary-key probe per row of the page, however many posts the viewer liked (stale statistics too)", async () => {
+  it('likedByMe is a primary-key probe per row of the page, however many posts the viewer liked (stale statistics too)', async () => {
     const place = await newTerritory(t);
     const author = await newUser(t);
     const fan = await newUser(t);
@@ -227,9 +227,10 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
     const nodes = await executedPlanOf(pool, query);
     const likeReads = nodes.filter((n) => n['Relation Name'] === 'post_like');
-    expect(likeReads.map((n) => `${n['Node Type']} ${n['Index Name']} ${n['Actual Loops']}`), planSummary(nodes)).toEqual([
-      'Index Only Scan post_like_pkey 20',
-    ]);
+    expect(
+      likeReads.map((n) => `${n['Node Type']} ${n['Index Name']} ${n['Actual Loops']}`),
+      planSummary(nodes),
+    ).toEqual(['Index Only Scan post_like_pkey 20']);
     const rows = await runOnPool<{ liked_by_me: boolean }>(pool, query);
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
   });

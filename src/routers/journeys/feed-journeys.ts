@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { execSql, pgArray } from '../../db/sql.js';
+import { pgArray, runHotRead, type SqlQuery } from '../../db/sql.js';
 import { zId } from '../../platform/ids.js';
 import { pageInput, toPage } from '../../platform/pagination.js';
 import { badRequest } from '../../platform/problems.js';
@@ -55,25 +55,36 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 
 type Interactions = z.infer<typeof userInteractions>;
 
+/** A row of `interactionsQuery`. */
+export interface InteractionRow {
+  post_id: string;
+  shared: boolean;
+  commented: boolean;
+  curates: boolean;
+}
+
 /**
  * What the user did with each post, and whether they curate its territory (they may delete it then). Shares and
  * comments are scalar subqueries, probes per post (as the feed's likes: an EXISTS may become a hash of everything the
- * user ever shared or wrote).
+ * user ever shared or wrote). The bench's bare journey runs this same statement.
  */
+export function interactionsQuery(userId: string, postIds: readonly string[]): SqlQuery {
+  return {
+    sql: `select p.id as post_id,
+            coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared,
+            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented,
+            exists (select 1 from territory_membership m
+                     where m.territory_id = p.territory_id and m.user_id = ?::uuid and 'CURATOR' = any(m.capabilities)) as curates
+       from post p where p.id = any(?::uuid[])`,
+    params: [userId, userId, userId, pgArray(postIds)],
+  };
+}
+
 async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions & { curates: boolean }>> {
   const ids = posts.map((p) => p.id);
   const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false, curates: false }]));
   if (ids.length === 0) return out;
-  const rows = await execSql<{ post_id: string; shared: boolean; commented: boolean; curates: boolean }>(
-    ctx.em,
-    `select p.id as post_id,
-            coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?), false) as shared,
-            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ? limit 1), false) as commented,
-            exists (select 1 from territory_membership m
-                     where m.territory_id = p.territory_id and m.user_id = ? and 'CURATOR' = any(m.capabilities)) as curates
-       from post p where p.id = any(?::uuid[])`,
-    [ctx.user.id, ctx.user.id, ctx.user.id, pgArray(ids)],
-  );
+  const rows = await runHotRead<InteractionRow>(ctx.em, interactionsQuery(ctx.user.id, ids));
   for (const r of rows) {
     const entry = out.get(r.post_id);
     if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented, curates: r.curates });
