@@ -16,7 +16,7 @@ import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
-import type { CustomScenario, Scenario } from './scenario.js';
+import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Residents who wrote the history (and one of whom sends during the fan-out). */
@@ -170,6 +170,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
 
 export const chatHistoryFirstPageScenario: Scenario = {
   name: 'chat history, first page',
+  targets: [HOT_READ],
   seed: chatSeed,
   authenticated: true,
   async requests({ db, random, count }) {
@@ -185,6 +186,7 @@ export const chatHistoryFirstPageScenario: Scenario = {
 
 export const chatHistoryDeepPageScenario: Scenario = {
   name: 'chat history, deep page',
+  targets: [HOT_READ],
   seed: chatSeed,
   authenticated: true,
   async requests({ db, random, count }) {

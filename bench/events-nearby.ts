@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
 import { toNumberedParams } from '../src/db/sql.js';
-import type { Scenario } from './scenario.js';
+import { HOT_READ, type Scenario } from './scenario.js';
 import { CITIES, COUNTRY_BOX, type SeedStep, benchViewerId } from './seed.js';
 
 /** People who create and attend the seeded events (the bench user attends none, like most readers). */
@@ -104,6 +104,7 @@ const qs = (params: Record<string, string | number>) =>
 
 export const eventsNearbyScenario: Scenario = {
   name: 'events nearby',
+  targets: [HOT_READ],
   seed: eventsSeed,
   authenticated: true,
   async requests({ random, count }) {

@@ -10,7 +10,7 @@ import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { feedItemOf } from '../src/routers/feed/feed.service.js';
-import type { Scenario } from './scenario.js';
+import { HOT_READ, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Few authors write the whole feed (as in a real neighbourhood, a handful of people post most). */
@@ -130,6 +130,7 @@ const qs = (params: Record<string, string | number>) =>
 
 export const feedReadScenario: Scenario = {
   name: 'feed read',
+  targets: [HOT_READ],
   seed: feedSeed,
   authenticated: true,
   async requests({ db, random, count }) {

@@ -10,7 +10,7 @@ import { PIN_TYPES, type PinType } from '../src/routers/map/map.schemas.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
-import type { Scenario } from './scenario.js';
+import { HOT_READ, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** People who map places, post and report in the seeded territory. */
@@ -192,6 +192,7 @@ const qs = (params: Record<string, string | number>) =>
 
 export const mapPinsScenario: Scenario = {
   name: 'map pins',
+  targets: [HOT_READ],
   seed: mapSeed,
   // The bench user is not a member of the map's territory: they see its PUBLIC layer.
   authenticated: true,

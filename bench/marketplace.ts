@@ -13,7 +13,7 @@ import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/acc
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { itemOutputOf } from '../src/routers/items/items.service.js';
 import { driveEach } from './load.js';
-import type { CustomScenario, Scenario } from './scenario.js';
+import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
 
 /** Catalogue words: titles are `<adjective> <product> <n>`, so searches for a word or a part of one find many items. */
@@ -143,6 +143,7 @@ const pick = <T>(items: readonly T[], random: () => number): T => items[Math.flo
 
 export const itemSearchScenario: Scenario = {
   name: 'item search',
+  targets: [HOT_READ],
   seed: marketplaceSeed,
   authenticated: true,
   async requests({ db, random, count }) {

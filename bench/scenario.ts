@@ -32,9 +32,16 @@ export interface RequestContext {
  * enforced: the machines are shared and noisy; the ratios are what to track):
  * - `p99-within`: the API p99 of this scenario at most `factor` times the API p99 of the scenario named `of`
  *   (which `--only` then runs too, so both are measured in the same run);
- * - `throughput-at-least`: the API req/s at least `factor` times its baseline's.
+ * - `throughput-at-least`: the API req/s at least `factor` times its baseline's;
+ * - `latency-at-most`: the API p50 and p99 at most these many milliseconds (two lines, one per percentile).
  */
-export type ScenarioTarget = { kind: 'p99-within'; of: string; factor: number } | { kind: 'throughput-at-least'; factor: number };
+export type ScenarioTarget =
+  | { kind: 'p99-within'; of: string; factor: number }
+  | { kind: 'throughput-at-least'; factor: number }
+  | { kind: 'latency-at-most'; p50Ms: number; p99Ms: number };
+
+/** A hot read of the issue "Performance" (target 1): p99 at most 50 ms and p50 at most 10 ms at 10 connections, full data. */
+export const HOT_READ: ScenarioTarget = { kind: 'latency-at-most', p50Ms: 10, p99Ms: 50 };
 
 export interface Scenario {
   name: string;
@@ -48,7 +55,7 @@ export interface Scenario {
    * (the warm-up fills the cache). Any other answer fails the run: the figure would not be what it says.
    */
   cache?: 'HIT' | 'MISS';
-  target?: ScenarioTarget;
+  targets?: ScenarioTarget[];
   baseline: {
     /** Fastify route path on the baseline server. */
     path: string;

@@ -7,7 +7,7 @@ import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { nearbyQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
-import type { CustomScenario, Scenario } from './scenario.js';
+import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { mapPinsScenario } from './map-pins.js';
 import { feedReadScenario } from './feed-read.js';
 import { journeysFeedCacheHitScenario, journeysFeedColdScenario } from './journeys.js';
@@ -42,6 +42,7 @@ const pick = <T>(items: readonly T[], random: () => number): T => items[Math.flo
 export const scenarios: Scenario[] = [
   {
     name: 'territory by id',
+    targets: [HOT_READ, { kind: 'throughput-at-least', factor: 0.8 }],
     seed: territoriesSeed,
     authenticated: true,
     async requests({ db, count }) {
@@ -61,6 +62,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'territories nearby',
+    targets: [HOT_READ],
     seed: territoriesSeed,
     authenticated: false,
     async requests({ random, count }) {
@@ -87,6 +89,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'territories search',
+    targets: [HOT_READ],
     seed: territoriesSeed,
     authenticated: false,
     async requests({ random, count }) {
