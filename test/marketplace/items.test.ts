@@ -231,6 +231,21 @@ describe('GET /api/v1/items and /api/v1/items/paged', () => {
     expect(res.json().items.map((i: { id: string }) => i.id)).toEqual([ids.mug]);
   });
 
+  it('totalCount stays exact under concurrent writes of one store (stored counters)', async () => {
+    const market = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    const seller2 = await newResident(t, market, { verified: true });
+    const store2 = await openStore(seller2, market);
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(seller2, '/api/v1/items', { ...itemBody({ title: `Jar ${i}`, category: i % 2 ? 'Jars' : 'JARS' }), storeId: store2 }),
+      ),
+    );
+    expect(created.map((r) => r.statusCode)).toEqual(Array(8).fill(201));
+    await Promise.all(created.slice(0, 3).map((r) => post(seller2, `/api/v1/items/${r.json().id}/archive`)));
+    const page = await get(seller2, `/api/v1/items/paged?territoryId=${market.id}&category=jars&pageSize=2`);
+    expect(page.json()).toMatchObject({ totalCount: 5, totalPages: 3 });
+  });
+
   it('401 without a token, 400 for bad filters, 404 where the marketplace is disabled', async () => {
     expect((await get(null, `/api/v1/items?territoryId=${place.id}`)).statusCode).toBe(401);
     expect((await get(null, `/api/v1/items/paged?territoryId=${place.id}`)).statusCode).toBe(401);
