@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, statementCounterTriggers } from './base.entity.js';
 import { Store } from './store.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -61,15 +61,7 @@ export const Item = defineEntity({
     },
   ],
   // Keep StoreItemCounter in step with every statement writing items, whoever writes them (function in its migration).
-  triggers: (['insert', 'update', 'delete'] as const).map((event) => ({
-    name: `item_store_counter_${event}`,
-    timing: 'after' as const,
-    events: [event],
-    forEach: 'statement' as const,
-    expression: `create trigger "item_store_counter_${event}" after ${event} on "item" referencing ${
-      { insert: 'new table as new_items', update: 'old table as old_items new table as new_items', delete: 'old table as old_items' }[event]
-    } for each statement execute function item_store_counter()`,
-  })),
+  triggers: statementCounterTriggers('item', 'item_store_counter', 'items'),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, statementCounterTriggers } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -79,17 +79,7 @@ export const Post = defineEntity({
   ],
   // Keep TerritoryPostCounter in step with every statement writing posts, whoever writes them (function in its
   // migration).
-  triggers: (['insert', 'update', 'delete'] as const)
-    .map((event) => ({
-      name: `post_feed_counter_${event}`,
-      timing: 'after' as const,
-      events: [event],
-      forEach: 'statement' as const,
-      expression: `create trigger "post_feed_counter_${event}" after ${event} on "post" referencing ${
-        { insert: 'new table as new_posts', update: 'old table as old_posts new table as new_posts', delete: 'old table as old_posts' }[event]
-      } for each statement execute function post_feed_counter()`,
-    }))
-    .concat(mapPinTriggers('post', 'posts')),
+  triggers: [...statementCounterTriggers('post', 'post_feed_counter', 'posts'), ...mapPinTriggers('post', 'posts')],
 });
 
 /**
