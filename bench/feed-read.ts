@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
-import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
+import { runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { feedItemOf } from '../src/routers/feed/feed.service.js';
@@ -166,8 +166,8 @@ export const feedReadScenario: Scenario = {
       };
       const filter: FeedFilter = { territoryId, anyTags: null, mapEntityId: null, assetId: null };
       const [rows, count] = await Promise.all([
-        runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
-        runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
+        runPreparedOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+        runPreparedOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
       ]);
       return toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
     },

@@ -25,7 +25,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
+import { runPreparedOnPool } from '../src/db/sql.js';
 import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
@@ -172,11 +172,11 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
   const [rows, count] = await Promise.all([
-    runOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
-    runOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
+    runPreparedOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+    runPreparedOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
   const ids = rows.map((r) => r.id);
-  const interactions = await runOnPool<InteractionRow>(pool, interactionsQuery(userId, ids));
+  const interactions = await runPreparedOnPool<InteractionRow>(pool, interactionsQuery(userId, ids));
   const interactionsOf = new Map(interactions.map((r) => [r.post_id, r]));
   const page = toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
   return {

@@ -160,10 +160,19 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
   return { viewer, filter };
 }
 
+/**
+ * The plain feed (no interest, map entity or asset filter) runs as named statements: parsed once per connection, its
+ * count (stored counters) planned once, its page still planned per call (the limit and offset keep PostgreSQL on
+ * custom plans): ~0.3 ms less database time a page (bench/PROFILE.md). Filtered shapes stay one-off statements: how
+ * selective a tag or an asset is decides their plan.
+ */
+const isPlainFeed = (filter: FeedFilter) => !filter.anyTags && !filter.mapEntityId && !filter.assetId;
+
 /** A territory's feed (territoryId, else the session's territory), newest first, through the visibility layers. */
 export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
   const { viewer, filter } = await feedQueryParts(ctx, input);
-  return toItems(await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take })));
+  const prepared = isPlainFeed(filter);
+  return toItems(await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take }), { prepared }));
 }
 
 type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number };
@@ -172,9 +181,10 @@ type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: numb
 export async function feedPageRows(ctx: ServiceContext, input: FeedPageInput): Promise<{ rows: FeedRow[]; total: number }> {
   const { viewer, filter } = await feedQueryParts(ctx, input);
   const { em } = ctx;
+  const prepared = isPlainFeed(filter);
   const [rows, count] = await Promise.all([
-    runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize))),
-    runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter)),
+    runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize)), { prepared }),
+    runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter), { prepared }),
   ]);
   return { rows, total: count[0]?.total ?? 0 };
 }
