@@ -3,6 +3,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { fileURLToPath } from 'node:url';
 import { entities } from '../entities/index.js';
 import { unaccentFunction } from '../entities/territory.entity.js';
+import { installPgRowTemplates } from './pg-row-templates.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -47,7 +48,10 @@ export function ormOptions(clientUrl: string, extra: Partial<Options> = {}): Opt
   };
 }
 
-export const createOrm = (clientUrl: string, extra: Partial<Options> = {}) => MikroORM.init(ormOptions(clientUrl, extra));
+export const createOrm = (clientUrl: string, extra: Partial<Options> = {}) => {
+  installPgRowTemplates();
+  return MikroORM.init(ormOptions(clientUrl, extra));
+};
 export type Orm = MikroORM;
 
 /** Applies pending migrations (start-up and tests). */
