@@ -30,60 +30,58 @@ interface ResultInternals {
 }
 
 interface Template {
+  /** The description it was made for: column names and types (negative for binary columns). */
+  names: string[];
+  types: number[];
   parsers: unknown[];
   row: Record<string, null>;
 }
 
 type AddFields = (this: ResultInternals, fields: FieldDescription[]) => void;
 
-/**
- * Templates are found by walking the description: column name, then type (negative for binary columns), one map
- * lookup each; no key string is built (building one cost as much as the spread it saves). One tree per connection
- * (its type parsers), collected with it.
- */
-interface Node {
-  next?: Map<string | number, Node>;
-  template?: Template;
-}
-
-/** Nodes remembered per connection (a few hundred descriptions); past it the tree starts over (never unbounded). */
-const MAX_NODES = 5_000;
+/** Descriptions remembered per connection (its type parsers); past it the table starts over (never unbounded). */
+const MAX_TEMPLATES = 1_000;
 const DEFAULT_TYPES = {};
 
 const installed = Symbol.for('territory-platform.pg-row-templates');
 
+const typeOf = (field: FieldDescription) => (field.format === 'binary' ? -field.dataTypeID : field.dataTypeID);
+
+/**
+ * Found by the first column's name, then compared column by column: no key string is built (building one cost as
+ * much as the spread it saves). One table per connection (its type parsers), collected with it.
+ */
 function withTemplates(addFields: AddFields): AddFields {
-  const roots = new WeakMap<object, { node: Node; size: number }>();
+  const tables = new WeakMap<object, { byFirstName: Map<string, Template[]>; size: number }>();
   return function addFieldsFromTemplate(this: ResultInternals, fields: FieldDescription[]) {
     if (fields.length === 0) return addFields.call(this, fields);
     const types = this._types ?? DEFAULT_TYPES;
-    let root = roots.get(types);
-    if (!root || root.size > MAX_NODES) roots.set(types, (root = { node: {}, size: 0 }));
-    let node = root.node;
-    for (const field of fields) {
-      node = step(root, node, field.name);
-      node = step(root, node, field.format === 'binary' ? -field.dataTypeID : field.dataTypeID);
-    }
-    if (node.template) {
+    let table = tables.get(types);
+    if (!table || table.size >= MAX_TEMPLATES) tables.set(types, (table = { byFirstName: new Map(), size: 0 }));
+    const candidates = table.byFirstName.get(fields[0]!.name);
+    const found = candidates?.find((template) => describes(template, fields));
+    if (found) {
       this.fields = fields;
       // Read only by parseRow, as pg's own arrays are: shared between results of the same description.
-      this._parsers = node.template.parsers;
-      this._prebuiltEmptyResultObject = node.template.row;
+      this._parsers = found.parsers;
+      this._prebuiltEmptyResultObject = found.row;
       return;
     }
     addFields.call(this, fields);
-    node.template = { parsers: this._parsers, row: this._prebuiltEmptyResultObject };
+    const template = { names: fields.map((f) => f.name), types: fields.map(typeOf), parsers: this._parsers, row: this._prebuiltEmptyResultObject };
+    if (candidates) candidates.push(template);
+    else table.byFirstName.set(template.names[0]!, [template]);
+    table.size += 1;
   };
 }
 
-function step(root: { size: number }, node: Node, key: string | number): Node {
-  node.next ??= new Map();
-  let next = node.next.get(key);
-  if (!next) {
-    node.next.set(key, (next = {}));
-    root.size += 1;
+function describes(template: Template, fields: FieldDescription[]): boolean {
+  if (template.names.length !== fields.length) return false;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (template.names[i] !== field.name || template.types[i] !== typeOf(field)) return false;
   }
-  return next;
+  return true;
 }
 
 type ResultClass = { prototype: { addFields: AddFields; [installed]?: true } };

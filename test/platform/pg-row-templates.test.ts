@@ -41,6 +41,8 @@ describe('pg row templates', () => {
       { text: `select g as n, g::text || 'x' as s from generate_series(1, 3) g` },
       // The same column names with other types: another description, its own parsers.
       { text: `select 'one'::text as n, 2::int as s` },
+      // The same first column, other columns after it.
+      { text: `select 'one'::text as n, 3::int as t, 4::int as s` },
       // A name twice: pg keeps one key, the last value.
       { text: `select 1 as dup, 2 as dup, 3 as other` },
       { name: 'row_templates_named', text: `select $1::int + 1 as n, $2::text as s`, values: [41, 'named'] },
@@ -58,6 +60,7 @@ describe('pg row templates', () => {
     ).rows[0];
     expect(typed).toEqual({ n: 1, s: 'a', at: new Date('2026-01-02T03:04:05.678Z'), xs: [1, 2], j: { k: 1 } });
     expect((await client.query(`select 'one'::text as n, 2::int as s`)).rows[0]).toEqual({ n: 'one', s: 2 });
+    expect((await client.query(`select 'one'::text as n, 3::int as t, 4::int as s`)).rows[0]).toEqual({ n: 'one', t: 3, s: 4 });
     expect((await client.query(`select 1 as dup, 2 as dup, 3 as other`)).rows[0]).toEqual({ dup: 2, other: 3 });
   });
 
