@@ -34,7 +34,7 @@ export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
  * PostgreSQL may plan it once (a generic plan, after five calls, when it costs no more than the custom ones): for key
  * lookups and stored counters, whose generic plan is the custom one, and for pages whose `limit` parameter keeps
  * PostgreSQL on custom plans (the plain feed page: the name saves the parse). Never for a statement whose best plan
- * depends on the values (territory search: its generic plan took 17 ms where the custom one takes 1.5). Inside a
+ * depends on the values (territory search: its generic plan took 17 ms where the custom one takes 1.6). Inside a
  * transaction it is `runSql`, on the transaction's connection.
  */
 export async function runHotRead<T>(em: EntityManager, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
