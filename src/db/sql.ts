@@ -68,6 +68,18 @@ function namedStatement(sql: string): NamedStatement | undefined {
   return named;
 }
 
+/**
+ * The `offset`/`limit` of a page. The first page writes its limit into the text (`limit 20`: the validated page size,
+ * an integer): with a `limit` parameter PostgreSQL cannot cost a generic plan (it assumes a tenth of the rows) and
+ * plans a named statement again on every call; with the literal it keeps one generic plan, the same as the custom
+ * one (the plain feed's first page at full data: 1.1 -> 0.6 ms a call, planning was half of it). Later pages keep
+ * both as parameters. One text per page size: named statements are bounded by `namedStatement`.
+ */
+export function pageSlice(page: { offset: number; limit: number }): SqlQuery {
+  if (page.offset === 0 && Number.isSafeInteger(page.limit) && page.limit > 0) return { sql: `limit ${page.limit}`, params: [] };
+  return { sql: 'offset ?::int limit ?::int', params: [page.offset, page.limit] };
+}
+
 /** Shorthand for a statement that is not built by a query function. */
 export function execSql<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
   return em.execute<T[]>(sql, params);

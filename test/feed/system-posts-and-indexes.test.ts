@@ -6,7 +6,7 @@ import { createSystemPost, setPostStatus } from '../../src/routers/feed/feed.ser
 import { newResident, newTerritory, newUser, newVisitor } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { executedPlanOf, planSummary } from '../factories/query-plan.js';
-import { runOnPool } from '../../src/db/sql.js';
+import { pageSlice, runOnPool, runPreparedOnPool, toNumberedParams } from '../../src/db/sql.js';
 import type pg from 'pg';
 import { feedIds, UNKNOWN_ID } from './helpers.js';
 
@@ -233,5 +233,50 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     ).toEqual(['Index Only Scan post_like_pkey 20']);
     const rows = await runOnPool<{ liked_by_me: boolean }>(pool, query);
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
+  });
+  it("the plain feed's first page is planned once: its limit is in the text, so its named statement keeps a generic plan", async () => {
+    const place = await newTerritory(t);
+    const author = await newUser(t);
+    await t.sql(
+      `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
+       select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, $2, 'Post ' || g, 'content', 'POST', 'PUBLIC', 'PUBLISHED'
+         from generate_series(1, 500) g`,
+      [place.id, author.id],
+    );
+    await t.sql('vacuum analyze post');
+    expect(pageSlice({ offset: 0, limit: 20 })).toEqual({ sql: 'limit 20', params: [] });
+    expect(pageSlice({ offset: 40, limit: 20 })).toEqual({ sql: 'offset ?::int limit ?::int', params: [40, 20] });
+    const viewer = { userId: author.id, seesResidentsOnly: true, blockedUserIds: [] };
+    const filter = { territoryId: place.id, anyTags: null, mapEntityId: null, assetId: null };
+    const first = feedPageQuery(viewer, filter, { offset: 0, limit: 20 });
+    const third = feedPageQuery(viewer, filter, { offset: 40, limit: 20 });
+    expect(first.params).toEqual([author.id, place.id]);
+
+    // One connection, so that its prepared statements can be read back.
+    const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
+    const client = await pool.connect();
+    try {
+      const asPool = client as unknown as pg.Pool;
+      let firstRows: unknown[] = [];
+      for (let i = 0; i < 8; i++) firstRows = await runPreparedOnPool(asPool, first);
+      for (let i = 0; i < 8; i++) await runPreparedOnPool(asPool, third);
+      const plans = async (query: typeof first) =>
+        (
+          await client.query<{ generic_plans: string; custom_plans: string }>(
+            'select generic_plans, custom_plans from pg_prepared_statements where statement = $1',
+            [toNumberedParams(query).sql],
+          )
+        ).rows[0];
+      // PostgreSQL plans the first page once for all (generic); a later page's offset and limit parameters keep it
+      // planning every call (custom), as every page did before.
+      expect(Number((await plans(first))?.generic_plans)).toBeGreaterThan(0);
+      expect(Number((await plans(third))?.generic_plans)).toBe(0);
+      // The same rows as the page asked with parameters.
+      const withParams = { sql: first.sql.replace('limit 20', 'offset ?::int limit ?::int'), params: [...first.params, 0, 20] };
+      expect(firstRows).toEqual(await runOnPool(asPool, withParams));
+      expect(firstRows).toHaveLength(20);
+    } finally {
+      client.release();
+    }
   });
 });

@@ -7,7 +7,7 @@
  * indexes apply. HIDDEN posts (a moderation sanction) are a second branch on their own partial index
  * (`post_hidden_idx`), read only for the viewers who still see them.
  */
-import { isoColumn, pgArray, type SqlQuery } from '../../db/sql.js';
+import { isoColumn, pageSlice, pgArray, type SqlQuery } from '../../db/sql.js';
 import type { MediaType } from '../../entities/media.entity.js';
 
 /** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
@@ -140,11 +140,14 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
 export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }): SqlQuery {
   const where = feedWhere(viewer, filter);
   if (!viewer.seesHidden) {
+    const slice = pageSlice(page);
     return {
-      sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`,
-      params: [viewer.userId, ...where.params, page.offset, page.limit],
+      sql: `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`)} ${NEWEST_FIRST}`,
+      params: [viewer.userId, ...where.params, ...slice.params],
     };
   }
+  // Limits stay parameters here: the generic plan of the union (a curator's first page, measured) took 3.8 ms where
+  // its custom plans take 1.1.
   const hidden = feedWhere(viewer, filter, 'HIDDEN');
   const branch = (sql: string) => `(select ${POST_COLUMNS} from post p where ${sql} ${NEWEST_FIRST} limit ?::int)`;
   const upTo = page.offset + page.limit;
