@@ -14,6 +14,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { type HotReadSource, managerOf, unforkedRoot } from './request-manager.js';
+
+export type { HotReadSource } from './request-manager.js';
 
 /** A statement and its `?` parameters, built by a `*.queries.ts` function. */
 export interface SqlQuery {
@@ -33,12 +36,16 @@ export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
  * request on the profile (bench/PROFILE.md). `prepared` names the statement, so each connection parses it once and
  * PostgreSQL may plan it once (a generic plan, after five calls, when it costs no more than the custom ones): for key
  * lookups and stored counters, whose generic plan is the custom one, and for pages whose `limit` parameter keeps
- * PostgreSQL on custom plans (the plain feed page: the name saves the parse). Never for a statement whose best plan
+ * PostgreSQL on custom plans (the plain feed's later pages: the name saves the parse; its first page writes its limit
+ * into the text, `pageSlice`, and keeps a generic plan). Never for a statement whose best plan
  * depends on the values (territory search: its generic plan took 17 ms where the custom one takes 1.6). Inside a
- * transaction it is `runSql`, on the transaction's connection.
+ * transaction it is `runSql`, on the transaction's connection. Given a request's context (`ctx`, not `ctx.em`), it
+ * does not make the context fork its manager (src/db/request-manager.ts).
  */
-export async function runHotRead<T>(em: EntityManager, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
-  if (em.isInTransaction()) return runSql<T>(em, query);
+export async function runHotRead<T>(source: HotReadSource, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
+  const root = unforkedRoot(source);
+  const em = root ?? managerOf(source);
+  if (!root && em.isInTransaction()) return runSql<T>(em, query);
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   return runOnPool<T>(pool, query, options.prepared ? namedStatement(query.sql) : undefined);
 }

@@ -195,7 +195,7 @@ export async function requireTerritory(
   opts: RequireTerritoryOptions = {},
 ): Promise<TerritoryAccess> {
   const userId = ctx.user?.id ?? null;
-  const [row] = await runHotRead<TerritoryAccessRow>(ctx.em, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null), {
+  const [row] = await runHotRead<TerritoryAccessRow>(ctx, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null), {
     prepared: true,
   });
   if (!row?.target_id) throw noTerritorySelected();

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config.js';
+import { withLazyFork } from '../db/request-manager.js';
 import type { RequestAuth } from '../http/auth.js';
 import { type ClientAuth, NO_CLIENT } from '../policy/client-caller.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -44,7 +45,7 @@ export interface Context {
   deps: AppDeps;
   /**
    * Within a call: a fork of the ORM's EntityManager, one per call. A REST request is one call: its context has its
-   * own fork. An HTTP batch or a WebSocket shares one context between calls: the call pipeline of src/trpc/init.ts
+   * own fork, made when first read (hot reads given `ctx` do without: src/db/request-manager.ts). An HTTP batch or a WebSocket shares one context between calls: the call pipeline of src/trpc/init.ts
    * forks one per call, and the context holds the root manager, which refuses entity work outside a fork
    * (MikroORM's global-context check).
    */
@@ -82,12 +83,11 @@ export function createContext(
 ): Context {
   const session = req?.headers['x-session-id'];
   const resolved = opts.auth ?? req?.auth ?? { user: null, error: null };
-  return {
+  const ctx: Omit<Context, 'em'> & { em?: EntityManager } = {
     transport: opts.transport,
     bearer: opts.bearer ?? req?.headers.authorization,
     connection: { subscriptions: 0, ...(opts.socket ? { socket: opts.socket } : {}) },
     deps,
-    em: (opts.transport === 'rest' ? deps.orm.em.fork() : deps.orm.em) as EntityManager,
     auth: resolved,
     user: resolved.user,
     authSession: resolved.session ?? null,
@@ -100,4 +100,8 @@ export function createContext(
     client: req?.client ?? NO_CLIENT,
     headers: req?.headers ?? {},
   };
+  // A REST request is one call: its own fork, made when first used (a read of hot statements only never needs it).
+  if (opts.transport === 'rest') return withLazyFork(ctx, deps.orm.em as EntityManager);
+  ctx.em = deps.orm.em as EntityManager;
+  return ctx as Context;
 }

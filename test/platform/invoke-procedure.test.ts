@@ -25,7 +25,9 @@ const procedure = t.procedure
     if (input.n < 0) throw new TRPCError({ code: 'BAD_REQUEST', message: 'negative' });
     return { doubled: input.n * 2, tag: input.tag, user: ctx.user?.id ?? '', extra: 'stripped by the output parser' };
   });
-const appRouter = t.router({ things: t.router({ double: procedure }) });
+// Its resolver answers what its output schema refuses.
+const badOutput = t.procedure.output(z.object({ n: z.number() })).query(() => ({ n: 'not a number' }) as unknown as { n: number });
+const appRouter = t.router({ things: t.router({ double: procedure, bad: badOutput }) });
 const caller = t.createCallerFactory(appRouter);
 const ctx = { ip: '10.0.0.1', user: null } as unknown as Context;
 
@@ -60,5 +62,21 @@ describe('invokeProcedure', () => {
       expect(viaInvoke.ok).toBe(false);
       expect(viaInvoke).toEqual(viaCaller);
     }
+  });
+
+  it('refuses an answer its output schema refuses, as the tRPC caller does', async () => {
+    const viaCaller = await caller(ctx)
+      .things.bad()
+      .catch((error: TRPCError) => error);
+    const viaInvoke = await invokeProcedure(badOutput, 'things.bad', ctx, undefined).catch((error: TRPCError) => error);
+    expect(viaInvoke).toBeInstanceOf(TRPCError);
+    expect({ code: (viaInvoke as TRPCError).code, message: (viaInvoke as TRPCError).message }).toEqual({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'Output validation failed',
+    });
+    expect({ code: (viaInvoke as TRPCError).code, message: (viaInvoke as TRPCError).message }).toEqual({
+      code: (viaCaller as TRPCError).code,
+      message: (viaCaller as TRPCError).message,
+    });
   });
 });

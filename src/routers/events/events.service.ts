@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
@@ -55,9 +55,9 @@ function toOutput(r: EventRow, mediaUrls: string[]): EventOutput {
 }
 
 /** Rows to outputs, with the media URLs of all of them read in one query. */
-async function withMedia<R extends EventRow>(em: EntityManager, rows: R[]): Promise<Array<{ row: R; event: EventOutput }>> {
+async function withMedia<R extends EventRow>(source: HotReadSource, rows: R[]): Promise<Array<{ row: R; event: EventOutput }>> {
   const urls = await mediaUrlsOf(
-    em,
+    source,
     'EVENT',
     rows.map((r) => r.id),
   );
@@ -203,22 +203,22 @@ export async function pageEvents(ctx: ServiceContext, input: EventListFilter & {
 type NearbyRow = EventRow & { distance_km: number };
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
 
-async function nearbyRows(em: EntityManager, viewerId: string, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
-  const rows = await runHotRead<NearbyRow>(em, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
-  return (await withMedia(em, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
+async function nearbyRows(source: HotReadSource, viewerId: string, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
+  const rows = await runHotRead<NearbyRow>(source, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
+  return (await withMedia(source, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
 }
 
 /** SCHEDULED events not over yet, of ACTIVE territories, within `radiusKm`; nearest first. */
 export async function nearbyEvents(ctx: ServiceContext, input: { lat: number; lng: number; radiusKm: number; limit: number }) {
-  return nearbyRows(ctx.em, ctx.user.id, { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: ctx.clock.now() }, 0, input.limit);
+  return nearbyRows(ctx, ctx.user.id, { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: ctx.clock.now() }, 0, input.limit);
 }
 
 export async function pageNearbyEvents(ctx: ServiceContext, input: { lat: number; lng: number; radiusKm: number; pageNumber: number; pageSize: number }) {
   const point = { lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, now: ctx.clock.now() };
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [items, count] = await Promise.all([
-    nearbyRows(ctx.em, ctx.user.id, point, offset, limit),
-    runHotRead<{ total: number }>(ctx.em, nearbyEventsCountQuery(point)),
+    nearbyRows(ctx, ctx.user.id, point, offset, limit),
+    runHotRead<{ total: number }>(ctx, nearbyEventsCountQuery(point)),
   ]);
   return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

@@ -144,7 +144,7 @@ async function interestTags(em: EntityManager, userId: string): Promise<string[]
 
 async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'>) {
   const access = await requireTerritory(ctx, input.territoryId);
-  const { em, user } = ctx;
+  const { user } = ctx;
   const viewer: FeedViewer = {
     userId: user.id,
     seesResidentsOnly: access.seesResidentsOnly,
@@ -153,7 +153,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
   };
   const filter: FeedFilter = {
     territoryId: access.territoryId,
-    anyTags: input.filterByInterests ? await interestTags(em, user.id) : null,
+    anyTags: input.filterByInterests ? await interestTags(ctx.em, user.id) : null,
     mapEntityId: input.mapEntityId ?? null,
     assetId: input.assetId ?? null,
   };
@@ -162,8 +162,8 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
 
 /**
  * The plain feed (no interest, map entity or asset filter) runs as named statements: parsed once per connection, its
- * count (stored counters) planned once, its page still planned per call (the limit and offset keep PostgreSQL on
- * custom plans): ~0.3 ms less database time a page (bench/PROFILE.md). Filtered shapes stay one-off statements: how
+ * count (stored counters) and its first page (`pageSlice`: the limit in the text) planned once, later pages still
+ * planned per call (the limit and offset parameters keep PostgreSQL on custom plans) (bench/PROFILE.md). Filtered shapes stay one-off statements: how
  * selective a tag or an asset is decides their plan.
  */
 const isPlainFeed = (filter: FeedFilter) => !filter.anyTags && !filter.mapEntityId && !filter.assetId;
@@ -172,7 +172,7 @@ const isPlainFeed = (filter: FeedFilter) => !filter.anyTags && !filter.mapEntity
 export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
   const { viewer, filter } = await feedQueryParts(ctx, input);
   const prepared = isPlainFeed(filter);
-  return toItems(await runHotRead<FeedRow>(ctx.em, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take }), { prepared }));
+  return toItems(await runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, { offset: input.skip, limit: input.take }), { prepared }));
 }
 
 type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number };
@@ -180,11 +180,10 @@ type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: numb
 /** The rows of a feed page and how many posts the feed holds: `pageFeed` answers them as items; the journeys feed builds on them. */
 export async function feedPageRows(ctx: ServiceContext, input: FeedPageInput): Promise<{ rows: FeedRow[]; total: number }> {
   const { viewer, filter } = await feedQueryParts(ctx, input);
-  const { em } = ctx;
   const prepared = isPlainFeed(filter);
   const [rows, count] = await Promise.all([
-    runHotRead<FeedRow>(em, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize)), { prepared }),
-    runHotRead<{ total: number }>(em, feedCountQuery(viewer, filter), { prepared }),
+    runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize)), { prepared }),
+    runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared }),
   ]);
   return { rows, total: count[0]?.total ?? 0 };
 }

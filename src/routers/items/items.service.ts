@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/postgresql';
-import { runHotRead } from '../../db/sql.js';
+import { type HotReadSource, runHotRead } from '../../db/sql.js';
 import { Item } from '../../entities/item.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -44,9 +44,9 @@ export function itemOutputOf(r: ItemRow, urls: string[]): ItemOutput {
   };
 }
 
-async function toOutputs(em: EntityManager, rows: ItemRow[]): Promise<ItemOutput[]> {
+async function toOutputs(source: HotReadSource, rows: ItemRow[]): Promise<ItemOutput[]> {
   const urls = await mediaUrlsOf(
-    em,
+    source,
     'ITEM',
     rows.map((r) => r.id),
   );
@@ -128,17 +128,17 @@ async function listFilter(ctx: ServiceContext, input: ItemListFilter) {
 /** ACTIVE items of ACTIVE stores of the territory, newest first, filtered by store, type, category and `q`. */
 export async function listItems(ctx: ServiceContext, input: ItemListFilter & { skip: number; take: number }): Promise<ItemOutput[]> {
   const filter = await listFilter(ctx, input);
-  return toOutputs(ctx.em, await listItemRows((query) => runHotRead<ItemRow>(ctx.em, query), { ...filter, offset: input.skip, limit: input.take }));
+  return toOutputs(ctx, await listItemRows((query) => runHotRead<ItemRow>(ctx, query), { ...filter, offset: input.skip, limit: input.take }));
 }
 
 export async function pageItems(ctx: ServiceContext, input: ItemListFilter & { pageNumber: number; pageSize: number }) {
   const filter = await listFilter(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    listItemRows((query) => runHotRead<ItemRow>(ctx.em, query), { ...filter, offset, limit }),
-    runHotRead<{ total: number }>(ctx.em, itemsCountQuery(filter)),
+    listItemRows((query) => runHotRead<ItemRow>(ctx, query), { ...filter, offset, limit }),
+    runHotRead<{ total: number }>(ctx, itemsCountQuery(filter)),
   ]);
-  return toPage(await toOutputs(ctx.em, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
+  return toPage(await toOutputs(ctx, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 /**

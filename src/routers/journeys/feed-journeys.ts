@@ -85,7 +85,7 @@ async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Pro
   const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false, curates: false }]));
   if (ids.length === 0) return out;
   // A named statement: one shape whatever the page (the ids are one array parameter), key probes whatever the values.
-  const rows = await runHotRead<InteractionRow>(ctx.em, interactionsQuery(ctx.user.id, ids), { prepared: true });
+  const rows = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, ids), { prepared: true });
   for (const r of rows) {
     const entry = out.get(r.post_id);
     if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented, curates: r.curates });

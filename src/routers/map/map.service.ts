@@ -228,7 +228,7 @@ const pinFilter = (input: PinsInput) => ({
 export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
   const viewer = await viewerOf(ctx, input.territoryId);
   const query = pinsQuery(viewer, pinFilter(input), input.skip, input.take);
-  return query ? (await runHotRead<PinRow>(ctx.em, query)).map(toPinOutput) : [];
+  return query ? (await runHotRead<PinRow>(ctx, query)).map(toPinOutput) : [];
 }
 
 /**
@@ -236,14 +236,13 @@ export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: n
  * viewer blocked someone), which tell which types the page reaches and from where, then just those slices.
  */
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
-  const { em } = ctx;
   const viewer = await viewerOf(ctx, input.territoryId);
   const filter = pinFilter(input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const countsQuery = pinCountsQuery(viewer, filter);
-  const [counts] = countsQuery ? await runHotRead<PinCounts>(em, countsQuery, { prepared: viewer.blockedUserIds.length === 0 }) : [];
+  const [counts] = countsQuery ? await runHotRead<PinCounts>(ctx, countsQuery, { prepared: viewer.blockedUserIds.length === 0 }) : [];
   const total = Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
   const query = counts ? pinsPageQuery(viewer, filter, counts, offset, limit) : null;
-  const rows = query ? await runHotRead<PinRow>(em, query) : [];
+  const rows = query ? await runHotRead<PinRow>(ctx, query) : [];
   return toPage(rows.map(toPinOutput), total, input.pageNumber, input.pageSize);
 }

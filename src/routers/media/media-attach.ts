@@ -1,4 +1,4 @@
-import { execSql, pgArray, runHotRead } from '../../db/sql.js';
+import { execSql, type HotReadSource, pgArray, runHotRead } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaAttachment, type MediaOwnerType, type MediaSection, type MediaType } from '../../entities/media.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -195,10 +195,10 @@ export function attachMedia(em: EntityManager, owner: { ownerType: MediaOwnerTyp
 }
 
 /** Media URLs of many owners at once (a feed page), in display order; every requested owner has an entry. */
-export async function mediaUrlsOf(em: EntityManager, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, string[]>> {
+export async function mediaUrlsOf(source: HotReadSource, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return out;
-  const rows = await runHotRead<{ owner_id: string; media_asset_id: string }>(em, {
+  const rows = await runHotRead<{ owner_id: string; media_asset_id: string }>(source, {
     sql: `select a.owner_id, a.media_asset_id
        from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
       where a.owner_type = ? and a.owner_id = any(?::uuid[])

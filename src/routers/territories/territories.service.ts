@@ -1,6 +1,6 @@
 import { type EntityManager, ForeignKeyConstraintViolationException, type InferEntity, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { execSql, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { normalizeFeatureFlag, Territory, TERRITORY_FEATURE_FLAGS, type TerritoryFeatureFlag, type TerritoryStatus } from '../../entities/territory.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -53,8 +53,8 @@ type ByIdRow = TerritoryRow & { suggested_by_user_id: string | null; enabled_fla
 /** Suggestions awaiting (or refused by) curation are seen only by their suggester and system admins. */
 const HIDDEN_STATUSES: readonly string[] = ['PENDING', 'REJECTED'];
 
-async function loadVisible(em: EntityManager, user: AuthUser, id: string): Promise<ByIdRow> {
-  const [row] = await runHotRead<ByIdRow>(em, territoryByIdQuery(id), { prepared: true });
+async function loadVisible(source: HotReadSource, user: AuthUser, id: string): Promise<ByIdRow> {
+  const [row] = await runHotRead<ByIdRow>(source, territoryByIdQuery(id), { prepared: true });
   const visible = row && (!HIDDEN_STATUSES.includes(row.status) || row.suggested_by_user_id === user.id || hasPermission(user, 'SYSTEM_ADMIN'));
   if (!row || !visible) throw notFound('Territory');
   return row;
@@ -71,24 +71,23 @@ export async function pageActive(ctx: PublicServiceContext, input: { pageNumber:
 
 export async function search(ctx: PublicServiceContext, input: SearchFilter & { skip: number; take: number }) {
   const { skip, take, ...filter } = input;
-  const rows = await runHotRead<TerritoryRow>(ctx.em, searchQuery({ ...filter, offset: skip, limit: take }));
+  const rows = await runHotRead<TerritoryRow>(ctx, searchQuery({ ...filter, offset: skip, limit: take }));
   return rows.map(rowToOutput);
 }
 
 export async function searchPaged(ctx: PublicServiceContext, input: SearchFilter & { pageNumber: number; pageSize: number }) {
-  const { em } = ctx;
   const { pageNumber, pageSize, ...filter } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
-    runHotRead<TerritoryRow>(em, searchQuery({ ...filter, offset, limit })),
-    runHotRead<{ total: number }>(em, searchCountQuery(filter)),
+    runHotRead<TerritoryRow>(ctx, searchQuery({ ...filter, offset, limit })),
+    runHotRead<{ total: number }>(ctx, searchCountQuery(filter)),
   ]);
   return toPage(rows.map(rowToOutput), count[0]?.total ?? 0, pageNumber, pageSize);
 }
 
 export async function nearby(ctx: PublicServiceContext, input: z.infer<typeof nearbyInput>): Promise<NearbyTerritoryOutput[]> {
   const rows = await runHotRead<TerritoryRow & { distance_km: number }>(
-    ctx.em,
+    ctx,
     nearbyQuery({ lat: input.lat, lng: input.lng, radiusKm: input.radiusKm, limit: input.limit }),
     // A few statement texts (plain box, split or polar box), each planned once per connection: planning the two-scan
     // statement costs about as much as running it.
@@ -99,7 +98,7 @@ export async function nearby(ctx: PublicServiceContext, input: z.infer<typeof ne
 
 /** ACTIVE (and INACTIVE) territories to any signed-in user; PENDING/REJECTED only to the suggester and admins. */
 export async function getById(ctx: ServiceContext, input: { id: string }) {
-  return rowToOutput(await loadVisible(ctx.em, ctx.user, input.id));
+  return rowToOutput(await loadVisible(ctx, ctx.user, input.id));
 }
 
 const duplicate = () => conflict('A territory with this name, city and state already exists.', 'DUPLICATE_TERRITORY');
@@ -232,7 +231,7 @@ const canonicalFlags = (flags: readonly string[]): TerritoryFeatureFlag[] => {
 };
 
 export async function getFeatures(ctx: ServiceContext, input: { id: string }) {
-  const row = await loadVisible(ctx.em, ctx.user, input.id);
+  const row = await loadVisible(ctx, ctx.user, input.id);
   return { territoryId: row.id, enabledFlags: canonicalFlags(row.enabled_flags) };
 }
 

@@ -1,0 +1,94 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withLazyFork } from '../../src/db/request-manager.js';
+import { runHotRead } from '../../src/db/sql.js';
+import { newResident, newTerritory } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../setup/test-app.js';
+
+/**
+ * A REST request's EntityManager is forked when first read (src/db/request-manager.ts): hot reads given the context
+ * run on the pool without it; anything else gets its own fork, as every request did before.
+ */
+let t: TestApp;
+let forks = 0;
+beforeAll(async () => {
+  t = await createTestApp();
+  const root = t.deps.orm.em;
+  const fork = root.fork.bind(root);
+  root.fork = ((...args: Parameters<typeof root.fork>) => {
+    forks += 1;
+    return fork(...args);
+  }) as typeof root.fork;
+});
+afterAll(() => t.close());
+
+const root = () => t.deps.orm.em as EntityManager;
+const countForks = async (run: () => Promise<unknown>) => {
+  const before = forks;
+  await run();
+  return forks - before;
+};
+
+describe('the lazy fork of a REST request', () => {
+  it('reads of hot statements only (a territory by id, a feed page) make no fork; a write makes one', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const auth = { authorization: `Bearer ${resident.token}` };
+    let byId: { statusCode: number; json: () => { id: string } } | undefined;
+    expect(
+      await countForks(async () => {
+        byId = await t.app.inject({ method: 'GET', url: `/api/v1/territories/${territory.id}`, headers: auth });
+      }),
+    ).toBe(0);
+    expect(byId?.statusCode).toBe(200);
+    expect(byId?.json().id).toBe(territory.id);
+
+    let feed: { statusCode: number } | undefined;
+    expect(
+      await countForks(async () => {
+        feed = await t.app.inject({ method: 'GET', url: `/api/v1/feed/paged?territoryId=${territory.id}`, headers: auth });
+      }),
+    ).toBe(0);
+    expect(feed?.statusCode).toBe(200);
+
+    let created: { statusCode: number } | undefined;
+    const forked = await countForks(async () => {
+      created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/feed',
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: { territoryId: territory.id, title: 'Lazy fork', content: 'A write gets its own unit of work.', type: 'POST', visibility: 'PUBLIC' },
+      });
+    });
+    expect(created?.statusCode).toBe(201);
+    expect(forked).toBeGreaterThanOrEqual(1);
+  });
+
+  it('forks once, on first read; an assigned manager replaces it; a copy with its own `em` reads through that one', async () => {
+    const ctx = withLazyFork({ user: null as null }, root());
+    const before = forks;
+    const first = ctx.em;
+    expect(ctx.em).toBe(first);
+    expect(forks - before).toBe(1);
+    expect(first).not.toBe(root());
+
+    const other = withLazyFork({}, root());
+    const assigned = root().fork() as EntityManager;
+    other.em = assigned;
+    expect(other.em).toBe(assigned);
+
+    // Inside a transaction, a copy of an unforked context (`{ ...ctx, em: tx }`) reads on the transaction's
+    // connection (it sees the transaction's local setting); the unforked context itself reads on the pool.
+    const unforked = withLazyFork({}, root());
+    await root()
+      .fork()
+      .transactional(async (tx) => {
+        await tx.execute(`select set_config('app.lazy_fork_probe', 'in the transaction', true)`);
+        const query = { sql: `select coalesce(current_setting('app.lazy_fork_probe', true), '') as v`, params: [] };
+        // The unforked context first (a spread reads its getter, which forks it).
+        expect(await runHotRead<{ v: string }>(unforked, query)).toEqual([{ v: '' }]);
+        expect(Object.getOwnPropertyDescriptor(unforked, 'em')?.get).toBeTypeOf('function');
+        expect(await runHotRead<{ v: string }>({ ...unforked, em: tx as EntityManager }, query)).toEqual([{ v: 'in the transaction' }]);
+      });
+  });
+});
