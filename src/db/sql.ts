@@ -87,6 +87,21 @@ export function pageSlice(page: { offset: number; limit: number }): SqlQuery {
   return { sql: 'offset ?::int limit ?::int', params: [page.offset, page.limit] };
 }
 
+const statementTexts = new Map<string, string>();
+/**
+ * A long statement text built from a few choices, made once per `shape` (a short key naming the choices): the same
+ * string on every call. A text assembled per call is hashed, and first copied into one piece, wherever it is looked
+ * up (`namedStatement`): ~4 us for a feed page's 2 KB, against ~0.3 us for its shape. Bounded like the names.
+ */
+export function statementText(shape: string, build: () => string): string {
+  let text = statementTexts.get(shape);
+  if (text === undefined) {
+    text = build();
+    if (statementTexts.size < 1_000) statementTexts.set(shape, text);
+  }
+  return text;
+}
+
 /** Shorthand for a statement that is not built by a query function. */
 export function execSql<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
   return em.execute<T[]>(sql, params);

@@ -46,6 +46,8 @@ describe('pg row templates', () => {
       // A name twice: pg keeps one key, the last value.
       { text: `select 1 as dup, 2 as dup, 3 as other` },
       { name: 'row_templates_named', text: `select $1::int + 1 as n, $2::text as s`, values: [41, 'named'] },
+      // Binary columns: pg copies each value (`Buffer.from`) before parsing it.
+      { text: `select 7::int as n, 'b'::text as s, null::int as nothing`, binary: true },
     ];
     for (const runner of [client, mikroPool]) {
       for (const statement of statements) {
@@ -53,6 +55,15 @@ describe('pg row templates', () => {
         const again = await rowsOf(() => runner.query(statement));
         expect(again).toEqual(first);
         expect(again.map((entries) => entries.map(([key]) => key))).toEqual(first.map((entries) => entries.map(([key]) => key)));
+        // What pg's own parseRow makes of the same values (array mode is pg's code, untouched): each column
+        // assigned in order to a row that has the keys in first-seen order.
+        const asArrays = await runner.query({ ...statement, rowMode: 'array' });
+        const expected = asArrays.rows.map((values: unknown[]) => {
+          const row: Record<string, unknown> = {};
+          asArrays.fields.forEach((field, i) => (row[field.name] = values[i]));
+          return Object.entries(row);
+        });
+        expect(again).toEqual(expected);
       }
     }
     const typed = (
@@ -79,6 +90,15 @@ describe('pg row templates', () => {
     first!.n = 0;
     first!.extra = true;
     expect((await client.query(`select 7 as n`)).rows).toEqual([{ n: 7 }]);
+  });
+
+  it('leave a `__proto__` column to pg’s own code: an own key, not the prototype', async () => {
+    for (let i = 0; i < 2; i++) {
+      const [row] = (await client.query(`select 1 as "__proto__", 2 as x`)).rows as Record<string, unknown>[];
+      expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+      expect(Object.keys(row!)).toEqual(['__proto__', 'x']);
+      expect(row!.x).toBe(2);
+    }
   });
 
   it('leave statements without columns as pg answers them', async () => {
