@@ -45,9 +45,9 @@ export interface Context {
   deps: AppDeps;
   /**
    * Within a call: a fork of the ORM's EntityManager, one per call. A REST request is one call: its context has its
-   * own fork, made when first read (hot reads given `ctx` do without: src/db/request-manager.ts). An HTTP batch or a WebSocket shares one context between calls: the call pipeline of src/trpc/init.ts
-   * forks one per call, and the context holds the root manager, which refuses entity work outside a fork
-   * (MikroORM's global-context check).
+   * own fork, made when first read (hot reads given `ctx` do without: src/db/request-manager.ts). An HTTP batch or a
+   * WebSocket shares one context between calls: the call pipeline of src/trpc/init.ts forks one per call, and the
+   * context holds the root manager, which refuses entity work outside a fork (MikroORM's global-context check).
    */
   em: EntityManager;
   auth: RequestAuth;

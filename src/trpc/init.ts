@@ -61,7 +61,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
       if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
     }
     if (ctx.transport === 'rest') {
-      // A REST request is one call: its context was made for it (createContext forks its EntityManager), so it goes
+      // A REST request is one call: its context was made for it (with its own EntityManager fork), so it goes
       // on as it is, without one more copy of the context.
       result = await next();
     } else {
