@@ -37,10 +37,10 @@ export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
  * PostgreSQL may plan it once (a generic plan, after five calls, when it costs no more than the custom ones): for key
  * lookups and stored counters, whose generic plan is the custom one, and for pages whose `limit` parameter keeps
  * PostgreSQL on custom plans (the plain feed's later pages: the name saves the parse; its first page writes its limit
- * into the text, `pageSlice`, and keeps a generic plan). Never for a statement whose best plan
- * depends on the values (territory search: its generic plan took 17 ms where the custom one takes 1.6). Inside a
- * transaction it is `runSql`, on the transaction's connection. Given a request's context (`ctx`, not `ctx.em`), it
- * does not make the context fork its manager (src/db/request-manager.ts).
+ * into the text, `pageSlice`, and keeps a generic plan). Never for a statement whose best plan depends on the values
+ * (territory search: its generic plan took 17 ms where the custom one takes 1.6). Inside a transaction it is
+ * `runSql`, on the transaction's connection. Given a request's context (`ctx`, not `ctx.em`), it does not make the
+ * context fork its manager (src/db/request-manager.ts).
  */
 export async function runHotRead<T>(source: HotReadSource, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
   const root = unforkedRoot(source);
