@@ -111,6 +111,37 @@ describe('marketplace read paths use indexes (EXPLAIN on 6000 items)', () => {
     }
   });
 
+  it('q matches what `ilike` on title and description matched: any case, accents, an edit of the title', async () => {
+    const store = (await t.sql<{ id: string }>(`select id from store where territory_id = $1 and owner_user_id = $2`, [small, sellerId]))[0]!.id;
+    const titles = ['ÁGUA de Coco', 'água mineral', 'Straße Map', 'İstanbul Tea', 'ǅEMAL Rug', 'Crème BRÛLÉE', '50% OFF_sale'];
+    for (const title of titles) {
+      await t.sql(
+        `insert into item (id, created_at_utc, territory_id, store_id, created_by_user_id, type, title, description, pricing_type, currency, media_ids, status, updated_at_utc)
+         values (gen_random_uuid(), now(), $1, $2, $3, 'PRODUCT', $4, 'Fresh TODAY', 'FREE', 'BRL', '{}', 'ACTIVE', now())`,
+        [small, store, sellerId, title],
+      );
+    }
+    const run = (query: SqlQuery) => runSql<ItemRow>(t.deps.orm.em.fork(), query);
+    const matched = async (q: string) => (await run(itemsQuery({ territoryId: small, q, offset: 0, limit: 100 }))).map((r) => r.id).sort();
+    const byIlike = async (q: string) =>
+      (
+        await t.sql<{ id: string }>(
+          `select id from item where territory_id = $1 and status = 'ACTIVE' and (title || ' ' || coalesce(description, '')) ilike $2`,
+          [small, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
+        )
+      )
+        .map((r) => r.id)
+        .sort();
+    for (const q of ['água', 'ÁGUA', 'Agua', 'straße', 'STRASSE', 'istanbul', 'İSTANBUL', 'ǆemal', 'brûlée', 'BRÛ', 'today', '50%', 'off_s', 'o']) {
+      expect(await matched(q), q).toEqual(await byIlike(q));
+    }
+    expect((await matched('água')).length).toBe(2);
+    // The stored text follows the row: an edited title is found by its new words only.
+    await t.sql(`update item set title = 'Renamed Jar' where title = 'Straße Map'`);
+    expect(await matched('renamed jar')).toHaveLength(1);
+    expect(await matched('straße')).toEqual([]);
+  });
+
   it("a territory's list and its filters: the partial (territory, newest) index", async () => {
     await expectIndexed(itemsQuery({ territoryId: big, offset: 0, limit: 20 }), /^item_active_territory_idx$/);
     await expectIndexed(itemsQuery({ territoryId: small, type: 'SERVICE', category: 'Category 1', offset: 0, limit: 20 }), /^item_active_territory_idx$/);

@@ -36,9 +36,6 @@ const COLUMNS = `i.id, i.territory_id, i.store_id, i.created_by_user_id, i.type,
   i.pricing_type, i.price_in_cents::text as price_in_cents, i.currency, i.unit, i.latitude, i.longitude, i.media_ids, i.status,
   ${isoColumn('i.created_at_utc')} as created_at_utc, ${isoColumn('i.updated_at_utc')} as updated_at_utc`;
 
-/** The text `q` matches: the expression of `item_active_text_trgm_idx`, spelled identically so the index applies. */
-const SEARCH_TEXT = `(i.title || ' ' || coalesce(i.description, ''))`;
-
 export function itemByIdQuery(id: string): SqlQuery {
   return { sql: `select ${COLUMNS} from item i where i.id = ?::uuid`, params: [id] };
 }
@@ -68,7 +65,9 @@ function listConditions(filter: ItemListFilter): SqlQuery {
     params.push(filter.category);
   }
   if (filter.q) {
-    parts.push(`${SEARCH_TEXT} ilike ?`);
+    // Case-insensitive as `ilike` is (it lower-cases both sides), on the stored lower-cased text that
+    // `item_active_text_trgm_idx` indexes: the candidates' text is not lower-cased again per row.
+    parts.push(`i.search_text like lower(?)`);
     params.push(`%${escapeLike(filter.q)}%`);
   }
   return { sql: parts.join(' and '), params };
