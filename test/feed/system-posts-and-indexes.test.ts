@@ -18,6 +18,15 @@ afterAll(() => t.close());
 
 const fork = () => t.deps.orm.em.fork() as EntityManager;
 
+/** `count` PUBLISHED PUBLIC posts of `authorId` in the territory, a second apart, newest first by position. */
+const insertPublicPosts = (territoryId: string, authorId: string, count: number) =>
+  t.sql(
+    `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
+     select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, $2, 'Post ' || g, 'content', 'POST', 'PUBLIC', 'PUBLISHED'
+       from generate_series(1, $3::int) g`,
+    [territoryId, authorId, count],
+  );
+
 describe('createSystemPost and setPostStatus (contract for events and alerts)', () => {
   it('a PENDING alert post stays invisible until published; rejected hides it again', async () => {
     const territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
@@ -212,12 +221,7 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     const place = await newTerritory(t);
     const author = await newUser(t);
     const fan = await newUser(t);
-    await t.sql(
-      `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
-       select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, $2, 'Post ' || g, 'content', 'POST', 'PUBLIC', 'PUBLISHED'
-         from generate_series(1, 3000) g`,
-      [place.id, author.id],
-    );
+    await insertPublicPosts(place.id, author.id, 3000);
     await t.sql('vacuum analyze post, post_like');
     // Liked after the statistics were taken, as a heavy user's likes are between two analyzes: an EXISTS here was
     // planned as a hash of all the viewer's likes (4 of the 5 ms of a bench page, with 18k likes).
@@ -234,15 +238,11 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     const rows = await runOnPool<{ liked_by_me: boolean }>(pool, query);
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
   });
+
   it("the plain feed's first page is planned once: its limit is in the text, so its named statement keeps a generic plan", async () => {
     const place = await newTerritory(t);
     const author = await newUser(t);
-    await t.sql(
-      `insert into post (id, created_at_utc, updated_at_utc, territory_id, author_user_id, title, content, type, visibility, status)
-       select gen_random_uuid(), now() - (g || ' seconds')::interval, now(), $1, $2, 'Post ' || g, 'content', 'POST', 'PUBLIC', 'PUBLISHED'
-         from generate_series(1, 500) g`,
-      [place.id, author.id],
-    );
+    await insertPublicPosts(place.id, author.id, 500);
     await t.sql('vacuum analyze post');
     expect(pageSlice({ offset: 0, limit: 20 })).toEqual({ sql: 'limit 20', params: [] });
     expect(pageSlice({ offset: 40, limit: 20 })).toEqual({ sql: 'offset ?::int limit ?::int', params: [40, 20] });

@@ -23,10 +23,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const root = () => t.deps.orm.em as EntityManager;
-const countForks = async (run: () => Promise<unknown>) => {
+/** What `run` answers, and how many forks of the root manager it made. */
+const withForks = async <T>(run: () => Promise<T>) => {
   const before = forks;
-  await run();
-  return forks - before;
+  const value = await run();
+  return { value, forks: forks - before };
 };
 
 describe('the lazy fork of a REST request', () => {
@@ -34,34 +35,25 @@ describe('the lazy fork of a REST request', () => {
     const territory = await newTerritory(t);
     const resident = await newResident(t, territory);
     const auth = { authorization: `Bearer ${resident.token}` };
-    let byId: { statusCode: number; json: () => { id: string } } | undefined;
-    expect(
-      await countForks(async () => {
-        byId = await t.app.inject({ method: 'GET', url: `/api/v1/territories/${territory.id}`, headers: auth });
-      }),
-    ).toBe(0);
-    expect(byId?.statusCode).toBe(200);
-    expect(byId?.json().id).toBe(territory.id);
+    const byId = await withForks(() => t.app.inject({ method: 'GET', url: `/api/v1/territories/${territory.id}`, headers: auth }));
+    expect(byId.forks).toBe(0);
+    expect(byId.value.statusCode).toBe(200);
+    expect(byId.value.json().id).toBe(territory.id);
 
-    let feed: { statusCode: number } | undefined;
-    expect(
-      await countForks(async () => {
-        feed = await t.app.inject({ method: 'GET', url: `/api/v1/feed/paged?territoryId=${territory.id}`, headers: auth });
-      }),
-    ).toBe(0);
-    expect(feed?.statusCode).toBe(200);
+    const feed = await withForks(() => t.app.inject({ method: 'GET', url: `/api/v1/feed/paged?territoryId=${territory.id}`, headers: auth }));
+    expect(feed.forks).toBe(0);
+    expect(feed.value.statusCode).toBe(200);
 
-    let created: { statusCode: number } | undefined;
-    const forked = await countForks(async () => {
-      created = await t.app.inject({
+    const created = await withForks(() =>
+      t.app.inject({
         method: 'POST',
         url: '/api/v1/feed',
         headers: { ...auth, 'content-type': 'application/json' },
         payload: { territoryId: territory.id, title: 'Lazy fork', content: 'A write gets its own unit of work.', type: 'POST', visibility: 'PUBLIC' },
-      });
-    });
-    expect(created?.statusCode).toBe(201);
-    expect(forked).toBeGreaterThanOrEqual(1);
+      }),
+    );
+    expect(created.value.statusCode).toBe(201);
+    expect(created.forks).toBeGreaterThanOrEqual(1);
   });
 
   it('forks once, on first read; an assigned manager replaces it; a copy with its own `em` reads through that one', async () => {
