@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { buildForBench, builtScript, PRODUCTION_NODE_OPTIONS } from './build.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,10 +29,17 @@ export interface ServerChild {
  */
 const profileDir = process.env.BENCH_CPU_PROF;
 
-/** Starts `node --import tsx <script>` and resolves with its address once it listens. */
-export function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ServerChild> {
+/** The build every child of this run starts from, made once. */
+let build: Promise<void> | undefined;
+
+/**
+ * Starts `script` (a source path, `bench/api-server.ts`) as production runs the server: its tsc build (bench/build.ts,
+ * compiled once per run) under `node --enable-source-maps`. Resolves with its address once it listens.
+ */
+export async function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ServerChild> {
+  await (build ??= buildForBench());
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...profile, ...PRODUCTION_NODE_OPTIONS, builtScript(script)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -9,7 +9,8 @@
  * What the figures include: routing, hooks, the handler, the PostgreSQL round trips of this process (`pg` parsing and
  * the socket writes), and `app.inject`'s own request and response objects (the same for both apps). What they leave
  * out: the HTTP socket and PostgreSQL's own CPU. `N=<requests per round>` (default 2000); `--cpu-prof` on the command
- * line (`node --cpu-prof --import tsx bench/cpu-per-request.ts`) profiles the loops.
+ * line of the built harness (`node --cpu-prof dist/bench/bench/cpu-per-request.js` after `npm run bench:cpu` or
+ * `node --import tsx bench/build.ts`) profiles the loops.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

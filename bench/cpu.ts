@@ -60,8 +60,11 @@ function postgresTicks(dataDir: string): Map<number, number> {
 const SAMPLE_MS = 250;
 
 export interface CpuWatch {
-  /** Machine busy share in % and cores used per named process group over the time since `watchCpu`. */
-  stop(): { machineBusyPct: number | null; cores: Record<string, number> };
+  /**
+   * Machine busy share in % and cores used per named process group over the time since `watchCpu`; `cpuSeconds`:
+   * the same groups' CPU time, unrounded (per request figures divide it).
+   */
+  stop(): { machineBusyPct: number | null; cores: Record<string, number>; cpuSeconds: Record<string, number> };
 }
 
 /**
@@ -91,17 +94,18 @@ export function watchCpu(processes: Record<string, number | undefined>, postgres
       const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
       const end = machineTicks();
       const round = (v: number) => Math.round(v * 100) / 100;
-      const cores: Record<string, number> = {};
+      const cpuSeconds: Record<string, number> = {};
       for (const [name, pid] of Object.entries(processes)) {
-        if (pid) cores[name] = round((processTicks(pid) - (startTicks[name] ?? 0)) / TICKS_PER_SECOND / seconds);
+        if (pid) cpuSeconds[name] = (processTicks(pid) - (startTicks[name] ?? 0)) / TICKS_PER_SECOND;
       }
       clearInterval(sampler);
       samplePostgres();
-      if (pgLast.size > 0) cores.postgres = round(pgUsed / TICKS_PER_SECOND / seconds);
+      if (pgLast.size > 0) cpuSeconds.postgres = pgUsed / TICKS_PER_SECOND;
       const used = process.cpuUsage(self);
-      cores.bench = round((used.user + used.system) / 1e6 / seconds);
+      cpuSeconds.bench = (used.user + used.system) / 1e6;
+      const cores = Object.fromEntries(Object.entries(cpuSeconds).map(([name, used]) => [name, round(used / seconds)]));
       const machineBusyPct = machine && end && end.total > machine.total ? Math.round(((end.busy - machine.busy) / (end.total - machine.total)) * 100) : null;
-      return { machineBusyPct, cores };
+      return { machineBusyPct, cores, cpuSeconds };
     },
   };
 }

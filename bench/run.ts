@@ -16,6 +16,7 @@ import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
+import { watchCpu } from './cpu.js';
 import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.js';
 import type { CustomFigures, CustomRunContext, RequestPair, Scenario, ScenarioTarget } from './scenario.js';
 import { customScenarios, scenarios } from './scenarios.js';
@@ -135,12 +136,30 @@ interface ScenarioResult {
   baseline: LoadFigures;
   throughputRatio: number;
   p99Ratio: number;
+  /**
+   * CPU microseconds per answered request during each measured run (/proc, cpu.ts): the server process's own, and
+   * PostgreSQL's (postmaster and backends). A ratio of req/s also depends on how two cores are shared between the
+   * server, PostgreSQL and the load generator; these say what each request cost.
+   */
+  cpuPerRequest?: { api: CpuPerRequest; baseline: CpuPerRequest };
+}
+
+interface CpuPerRequest {
+  serverUs: number;
+  postgresUs: number | null;
 }
 
 /** How many of the first requests are sent to both servers and their answers compared before the load. */
 const COMPARED = 5;
 
-async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChild, baseline: ServerChild, token: string): Promise<ScenarioResult> {
+async function measure(
+  scenario: Scenario,
+  pairs: RequestPair[],
+  api: ServerChild,
+  baseline: ServerChild,
+  token: string,
+  postgresDataDir: string,
+): Promise<ScenarioResult> {
   const apiHeaders: Record<string, string> = scenario.authenticated ? { authorization: `Bearer ${token}` } : {};
   let sameAnswer = true;
   for (const pair of pairs.slice(0, COMPARED)) {
@@ -151,12 +170,20 @@ async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChil
       break;
     }
   }
+  // The CPU per request of the API's measured run, then the baseline's.
+  const cpus: CpuPerRequest[] = [];
   const load = async (target: ServerChild, paths: RotatedRequest[], headers: Record<string, string>) => {
     // Cold reads go on through the rotation past the requests compared and the warm-up's: none is sent twice.
     const rotation = { next: scenario.cache === 'MISS' ? COMPARED : 0 };
     const common = { baseUrl: target.url, paths, headers, connections: plan.connections, rotation, countHeader: scenario.cache ? 'x-cache' : undefined };
     await drive({ ...common, durationSeconds: plan.warmupSeconds });
-    return drive({ ...common, durationSeconds: plan.durationSeconds });
+    const cpu = watchCpu({ server: target.process.pid }, postgresDataDir);
+    const figures = await drive({ ...common, durationSeconds: plan.durationSeconds });
+    const { cpuSeconds } = cpu.stop();
+    const perRequest = (seconds: number | undefined) =>
+      seconds === undefined || figures.requests === 0 ? null : Math.round((seconds * 1e6) / figures.requests);
+    cpus.push({ serverUs: perRequest(cpuSeconds.server) ?? 0, postgresUs: perRequest(cpuSeconds.postgres) });
+    return figures;
   };
   log(`${scenario.name}: API`);
   const apiFigures = await load(
@@ -183,6 +210,7 @@ async function measure(scenario: Scenario, pairs: RequestPair[], api: ServerChil
     baseline: rounded(baselineFigures),
     throughputRatio: baselineFigures.reqPerSec > 0 ? round(apiFigures.reqPerSec / baselineFigures.reqPerSec, 3) : 0,
     p99Ratio: baselineFigures.p99Ms > 0 ? round(apiFigures.p99Ms / baselineFigures.p99Ms, 3) : 0,
+    ...(cpus[0] && cpus[1] && cpus[0].serverUs > 0 ? { cpuPerRequest: { api: cpus[0], baseline: cpus[1] } } : {}),
   };
 }
 
@@ -233,6 +261,24 @@ function printTable(results: ScenarioResult[]) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const row of rows) console.log(line(row));
+  console.log('');
+  printCpuTable(results);
+}
+
+/** CPU per request of each measured run: what the req/s ratios cannot separate from the sharing of the cores. */
+function printCpuTable(results: ScenarioResult[]) {
+  const measured = results.filter((r) => r.cpuPerRequest);
+  if (measured.length === 0) return;
+  const header = ['CPU per request (us, /proc)', 'api', 'api postgres', 'baseline', 'base postgres', 'baseline/api'];
+  const us = (v: number | null) => (v === null ? '?' : String(v));
+  const rows = measured.map((r) => {
+    const { api, baseline } = r.cpuPerRequest!;
+    return [r.name, us(api.serverUs), us(api.postgresUs), us(baseline.serverUs), us(baseline.postgresUs), (baseline.serverUs / api.serverUs).toFixed(2)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  console.log(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
   for (const row of rows) console.log(line(row));
   console.log('');
 }
@@ -390,7 +436,7 @@ async function main() {
   }
 
   const results: ScenarioResult[] = [];
-  for (const scenario of httpScenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token));
+  for (const scenario of httpScenarios) results.push(await measure(scenario, requests.get(scenario) ?? [], api, baseline, token, embedded.dataDir));
 
   const custom = await runCustom({
     apiUrl: api.url,
