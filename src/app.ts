@@ -96,7 +96,8 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await app.register(cors, {
     origin: config.cors.allowedOrigins.includes('*') ? true : config.cors.allowedOrigins,
     credentials: !config.cors.allowedOrigins.includes('*'),
-    exposedHeaders: ['Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    // One string: the plugin joins a list on every request.
+    exposedHeaders: 'Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
     // An OPTIONS without the preflight headers (a probe, a client asking what a path allows) is answered 204, not
     // with the plugin's plain-text 400.
     strictPreflight: false,

@@ -6,33 +6,37 @@ import { EntityManager } from '@mikro-orm/postgresql';
  * each set `process.env`): ~5-8 us of a by-id read on the profile (bench/PROFILE.md), for a read that never touches
  * an entity. Now `ctx.em` forks when first read, and a hot read (`runHotRead`) given the context itself, while no
  * fork exists, runs on the root manager's pool: it needs neither a unit of work nor a transaction.
+ *
+ * `em` is an accessor of this class, shared by every context: an accessor defined on each context, with a WeakMap of
+ * the unforked ones, cost ~2-4 us a request (defining it, the WeakMap's ephemerons at every scavenge; bench/PROFILE.md,
+ * eighth pass). A spread copy (`{ ...ctx, em: tx }`) is a plain object and carries no `em` unless it names one: every
+ * copy names its manager (src/trpc/invoke.ts passes the context's own on when a middleware narrows the context).
  */
+export class LazyForkContext {
+  readonly #root: EntityManager;
+  #forked: EntityManager | undefined;
 
-/** Contexts whose `em` has not been forked yet, with the manager their hot reads use meanwhile. */
-const unforked = new WeakMap<object, EntityManager>();
+  constructor(root: EntityManager) {
+    this.#root = root;
+  }
 
-/**
- * Gives `target` an enumerable `em`: a fork of `root` made when first read (or the manager assigned to it). A copy
- * of the context (`{ ...ctx, em: tx }`) is a plain object with its own `em`, never mistaken for the unforked one.
- */
-export function withLazyFork<T extends object>(target: T, root: EntityManager): T & { em: EntityManager } {
-  let forked: EntityManager | undefined;
-  unforked.set(target, root);
-  return Object.defineProperty(target, 'em', {
-    enumerable: true,
-    configurable: true,
-    get(): EntityManager {
-      if (!forked) {
-        forked = root.fork() as EntityManager;
-        unforked.delete(target);
-      }
-      return forked;
-    },
-    set(manager: EntityManager) {
-      forked = manager;
-      unforked.delete(target);
-    },
-  }) as T & { em: EntityManager };
+  get em(): EntityManager {
+    return (this.#forked ??= this.#root.fork() as EntityManager);
+  }
+
+  set em(manager: EntityManager) {
+    this.#forked = manager;
+  }
+
+  /** The root manager of a context of this class that has not forked yet; undefined for anything else. */
+  static unforkedRoot(source: object): EntityManager | undefined {
+    return #root in source && !source.#forked ? source.#root : undefined;
+  }
+}
+
+/** `fields` as a context whose `em` is a fork of `root` made when first read (or the manager assigned to it). */
+export function withLazyFork<T extends object>(fields: T, root: EntityManager): LazyForkContext & T {
+  return Object.assign(new LazyForkContext(root), fields);
 }
 
 /** What a hot read runs on: a manager, or a context holding one (`ctx`, so that reading it does not fork). */
@@ -43,7 +47,7 @@ export type HotReadSource = EntityManager | { readonly em: EntityManager };
  * reads go to the pool (never into a transaction the async context may hold). Undefined otherwise.
  */
 export function unforkedRoot(source: HotReadSource): EntityManager | undefined {
-  return source instanceof EntityManager ? undefined : unforked.get(source);
+  return source instanceof EntityManager ? undefined : LazyForkContext.unforkedRoot(source);
 }
 
 /** The manager a hot read of `source` runs on when it is not an unforked context. */

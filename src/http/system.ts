@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { problem } from '../platform/problems.js';
+import { RequestMetrics } from './request-metrics.js';
 import { API_VERSION } from '../platform/version.js';
 import type { AppDeps } from '../trpc/context.js';
 
@@ -27,23 +28,10 @@ export const systemPlugin = fp(
   async (app: FastifyInstance, opts: { deps: AppDeps }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests by method, route and status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    });
-    const duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request duration by method and route',
-      labelNames: ['method', 'route'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    });
+    const requests = new RequestMetrics();
+    requests.register(registry);
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      requests.inc({ method: request.method, route, status: reply.statusCode });
-      duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      requests.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
 

@@ -86,7 +86,7 @@ export function createContext(
   const ctx: Omit<Context, 'em'> & { em?: EntityManager } = {
     transport: opts.transport,
     bearer: opts.bearer ?? req?.headers.authorization,
-    connection: { subscriptions: 0, ...(opts.socket ? { socket: opts.socket } : {}) },
+    connection: opts.socket ? { subscriptions: 0, socket: opts.socket } : { subscriptions: 0 },
     deps,
     auth: resolved,
     user: resolved.user,

@@ -40,7 +40,7 @@ export async function invokeProcedure(procedure: AnyProcedure, path: string, ctx
     type: def.type,
     path,
     input: undefined,
-    // Bound, not an arrow: under tsx (development, bench) an arrow in a property is wrapped in a naming helper per call.
+    // Bound, not an arrow: under tsx (development) an arrow in a property is wrapped in a naming helper per call.
     getRawInput: Promise.resolve.bind(Promise, input) as () => Promise<unknown>,
     meta: def.meta,
     signal: undefined,
@@ -61,12 +61,13 @@ async function runFrom(middlewares: Middleware[], index: number, options: Middle
 
 /** `next` of a level: the following middleware, with the context and input this level passes on. */
 function nextOf(middlewares: Middleware[], index: number, options: MiddlewareOptions): NonNullable<MiddlewareOptions['next']> {
-  // An anonymous function, not a named arrow: the tsx loader (development, bench) wraps every named closure it
+  // An anonymous function, not a named arrow: the tsx loader (development) wraps every named closure it
   // creates in a naming helper, per call.
   return function (nextOptions) {
     return runFrom(middlewares, index, {
       ...options,
-      ctx: nextOptions?.ctx ? { ...options.ctx, ...nextOptions.ctx } : options.ctx,
+      // A REST context's `em` is an accessor of its class (src/db/request-manager.ts), which a spread does not copy.
+      ctx: nextOptions?.ctx ? { ...options.ctx, em: options.ctx.em, ...nextOptions.ctx } : options.ctx,
       input: nextOptions && 'input' in nextOptions ? nextOptions.input : options.input,
       getRawInput: nextOptions?.getRawInput ?? options.getRawInput,
     });

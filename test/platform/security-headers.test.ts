@@ -123,6 +123,8 @@ describe('production: HTTPS, HSTS and CORS', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://admin.example.org');
     expect(res.headers['access-control-allow-credentials']).toBe('true');
+    // A browser script may read what the API's clients need: where a created thing is, when to retry, the limits.
+    expect(res.headers['access-control-expose-headers']).toBe('Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
   });
 
   it('answers a preflight from an allowed origin', async () => {
