@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
 import { CLOCK_TOLERANCE_SECONDS, verifyAccessTokenCached } from '../platform/jwt.js';
-import { isUuid } from '../platform/ids.js';
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
 import { type ClientAuth, NO_CLIENT, resolveClientToken } from '../policy/client-caller.js';
@@ -30,10 +29,15 @@ export async function resolveBearer(header: string | undefined, config: AppConfi
   if (!header) return { user: null, error: null };
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
-  const check = await verifyAccessTokenCached(config.jwt, match[1]);
+  return resolveUserToken(match[1], config, em);
+}
+
+/** The caller of a user access token (the bearer of `Authorization`, or the `X-User-Token` of a journey). */
+async function resolveUserToken(token: string, config: AppConfig, em: EntityManager): Promise<RequestAuth> {
+  const check = await verifyAccessTokenCached(config.jwt, token);
   if (!check.ok) return { user: null, error: check.reason };
-  const { sid, auth_time: authTime } = check.claims;
-  if (!isUuid(check.subject) || typeof sid !== 'string' || !isUuid(sid) || typeof authTime !== 'number') return { user: null, error: 'The token is invalid.' };
+  // A verified user token's `sid` is a UUID and its `auth_time` a number (verifyAccessToken checks them).
+  const { sid, auth_time: authTime } = check.claims as { sid: string; auth_time: number };
   const caller = await loadCaller(em, check.subject, config.jwt.expiresInSeconds + CLOCK_TOLERANCE_SECONDS);
   if (!caller) return { user: null, error: 'The token belongs to no active user.' };
   if (caller.endedSessionIds.has(sid)) return { user: null, error: 'The session was signed out.' };
@@ -61,7 +65,7 @@ export const authPlugin = fp(
         // The journeys API: `Authorization` is the client application's token, `X-User-Token` the user's.
         const userToken = request.headers['x-user-token'];
         request.client = await resolveClientToken(request.headers.authorization, opts.config.jwt, opts.em);
-        request.auth = await resolveBearer(typeof userToken === 'string' && userToken ? `Bearer ${userToken}` : undefined, opts.config, opts.em);
+        request.auth = typeof userToken === 'string' && userToken ? await resolveUserToken(userToken, opts.config, opts.em) : { user: null, error: null };
         // Every log line of the call (its errors, "request completed") names the client application.
         const client = request.client.client;
         if (client) request.log = reply.log = request.log.child({ clientId: client.clientId });

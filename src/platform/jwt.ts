@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { newId } from './ids.js';
+import { isUuid, newId } from './ids.js';
 
 export interface JwtSettings {
   signingKey: string;
@@ -71,6 +71,12 @@ export async function verifyAccessToken(settings: JwtSettings, token: string, au
       return { ok: false, reason: 'The token is invalid.' };
     }
     if (!payload.sub) return { ok: false, reason: 'The token has no subject.' };
+    // Subjects are ids; a user token's session is an id and its sign-in a time. Checked here, once per token (the
+    // verified check is cached), not by each request's caller.
+    if (!isUuid(payload.sub)) return { ok: false, reason: 'The token is invalid.' };
+    if (typ === USER_TOKEN_TYPE && (typeof payload.sid !== 'string' || !isUuid(payload.sid) || typeof payload.auth_time !== 'number')) {
+      return { ok: false, reason: 'The token is invalid.' };
+    }
     return { ok: true, subject: payload.sub, claims: payload };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'The token has expired.' };

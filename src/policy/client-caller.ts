@@ -6,13 +6,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runHotRead, type SqlQuery } from '../db/sql.js';
 import { CLIENT_SCOPES, type ClientScope } from '../entities/client-application.entity.js';
-import { isUuid } from '../platform/ids.js';
 import { type JwtSettings, verifyAccessTokenCached } from '../platform/jwt.js';
 
 /** The `typ` of client tokens: never accepted where a user token is expected (`at+jwt`), nor the reverse. */
 export const CLIENT_TOKEN_TYPE = 'client+jwt';
 export const CLIENT_TOKEN_SECONDS = 3600;
-export const clientTokenSettings = (jwt: JwtSettings): JwtSettings => ({ ...jwt, expiresInSeconds: CLIENT_TOKEN_SECONDS });
+export const clientTokenSettings = (jwt: JwtSettings): JwtSettings => {
+  let settings = clientSettings.get(jwt);
+  if (!settings) clientSettings.set(jwt, (settings = { ...jwt, expiresInSeconds: CLIENT_TOKEN_SECONDS }));
+  return settings;
+};
+/** Made once per app's settings, not per call (the settings are read, never changed, once loaded). */
+const clientSettings = new WeakMap<JwtSettings, JwtSettings>();
 
 /** The client behind a presented client token: active, not rotated since, with the token's scopes it still holds. */
 export interface AuthClient {
@@ -44,7 +49,6 @@ export async function resolveClientToken(header: string | undefined, jwt: JwtSet
   if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
   const check = await verifyAccessTokenCached(clientTokenSettings(jwt), match[1], jwt.audience, CLIENT_TOKEN_TYPE);
   if (!check.ok) return { client: null, error: check.reason === 'The token has expired.' ? check.reason : 'The client token is invalid.' };
-  if (!isUuid(check.subject)) return { client: null, error: 'The client token is invalid.' };
   // Read on every call (deactivation and rotation take effect at once): a prepared key lookup.
   const [row] = await runHotRead<ClientRow>(em, clientRowQuery(check.subject), { prepared: true });
   if (!row?.is_active) return { client: null, error: 'The client application is not active.' };

@@ -128,6 +128,9 @@ describe('the 60 s read cache', () => {
     // Another user, another query: their own entries.
     expect((await v2(t, 'GET', feedUrl(place.id), { client, user: other })).headers['x-cache']).toBe('MISS');
     expect((await v2(t, 'GET', feedUrl(place.id, '&pageSize=5'), { client, user })).headers['x-cache']).toBe('MISS');
+    // The same query in another order is the same entry; a repeated parameter is a list, its own entry.
+    expect((await v2(t, 'GET', `/feed/territory-feed?pageSize=5&territoryId=${place.id}`, { client, user })).headers['x-cache']).toBe('HIT');
+    expect((await v2(t, 'GET', feedUrl(place.id, '&pageSize=5&pageSize=6'), { client, user })).headers['x-cache']).not.toBe('HIT');
     // The user's own write through v2 drops their entries; the other user's stay.
     const liked = await v2(t, 'POST', '/feed/interact', { client, user, payload: { postId, action: 'LIKE' } });
     expect(liked.statusCode, liked.body).toBe(200);

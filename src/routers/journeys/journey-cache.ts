@@ -125,7 +125,24 @@ const userKeyOf = (userId: string | null | undefined) => userId ?? '-';
 
 /** The entry of one read: client, user, the operation's path and its raw input (key order does not matter). */
 const keyOf = (clientId: string | undefined, userId: string | null | undefined, path: string, rawInput: unknown) =>
-  JSON.stringify([clientId ?? '-', userKeyOf(userId), path, stable(rawInput ?? null)]);
+  `${clientId ?? '-'}\u0000${userKeyOf(userId)}\u0000${path}\u0000${canonicalInput(rawInput ?? null)}`;
+
+const isPrimitive = (value: unknown) => value === null || typeof value !== 'object';
+
+/**
+ * The input as JSON with its keys sorted. A REST read's input is flat (query and path values: strings, or lists of
+ * them): its sorted keys are JSON.stringify's replacer, which writes them in that order, with no sorted copy of the
+ * input made first (`stable`, ~2 us of a cache hit). Anything nested gets the copy.
+ */
+function canonicalInput(input: unknown): string {
+  if (isPrimitive(input) || Array.isArray(input)) return JSON.stringify(stable(input));
+  const keys = Object.keys(input as object).sort();
+  for (const key of keys) {
+    const value = (input as Record<string, unknown>)[key];
+    if (!isPrimitive(value) && !(Array.isArray(value) && value.every(isPrimitive))) return JSON.stringify(stable(input));
+  }
+  return JSON.stringify(input, keys);
+}
 
 /** Drops every cached answer of a user (all clients). */
 export function invalidateUser(userId: string) {
