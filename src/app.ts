@@ -116,7 +116,6 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
     }
   });
   await app.register(formbody);
-  await app.register(multipart, { limits: { fileSize: 100 * 1024 * 1024, files: 10, fields: 20 } });
   await app.register(cookie);
 
   // App
@@ -156,7 +155,12 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
   });
   mountRestOperations(app, deps, appRouter);
-  for (const routes of plainRoutes) routes.register(app, deps);
+  // Multipart parsing only where uploads arrive: the plugin adds three async hooks (and a listener) to every request
+  // of its scope, a few microseconds each request; the plain routes are its scope, the REST operations are not.
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, { limits: { fileSize: 100 * 1024 * 1024, files: 10, fields: 20 } });
+    for (const routes of plainRoutes) routes.register(uploads, deps);
+  });
 
   app.get('/openapi.json', { config: { rateLimit: false }, schema: { hide: true } }, async () => openApiDocument());
   await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });

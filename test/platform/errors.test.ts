@@ -70,6 +70,20 @@ describe('errors are problem details', () => {
     expectProblem(res.json(), 415, '/api/v1/admin/territories');
   });
 
+  it('a multipart body is for the upload routes only: a 415 problem elsewhere, and nothing written', async () => {
+    const admin = await newAdmin(t);
+    const before = await countRows(t, 'territory');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/territories',
+      headers: { ...admin.headers, 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nCentro\r\n--x--\r\n',
+    });
+    expect(res.statusCode).toBe(415);
+    expectProblem(res.json(), 415, '/api/v1/admin/territories');
+    expect(await countRows(t, 'territory')).toBe(before);
+  });
+
   it('a validation failure names each field', async () => {
     const admin = await newAdmin(t);
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/admin/territories', headers: admin.headers, payload: { name: 42 } });
