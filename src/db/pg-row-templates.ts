@@ -27,6 +27,8 @@ interface ResultInternals {
   _types?: object;
   _parsers: unknown[];
   _prebuiltEmptyResultObject: Record<string, null>;
+  /** The description's row builder (see `compileRowBuilder`); none: pg's own `parseRow` builds the rows. */
+  _buildRow?: RowBuilder;
 }
 
 type ValueParser = (value: unknown) => unknown;
@@ -39,19 +41,11 @@ interface Template {
   types: number[];
   parsers: unknown[];
   row: Record<string, null>;
+  build: RowBuilder | undefined;
 }
 
 type AddFields = (this: ResultInternals, fields: FieldDescription[]) => void;
 type ParseRow = (this: ResultInternals, values: unknown[]) => Record<string, unknown>;
-
-/**
- * The row builder of each template (keyed by its template row, which results of the description share). pg fills a
- * copy of the template column by column (`row[name] = value`): one function for every statement of the process,
- * whose stores V8 stops specialising once it has seen many row shapes: a feed page's 20 rows cost ~40 us more in
- * the API than in the bare baseline's process, which runs a handful of statements (bench/PROFILE.md, seventh pass).
- * A builder compiled per description creates its rows as an object literal: one shape, keys in the template's order.
- */
-const builders = new WeakMap<object, RowBuilder>();
 
 /** Descriptions remembered per connection (its type parsers); past it the table starts over (never unbounded). */
 const MAX_TEMPLATES = 1_000;
@@ -68,7 +62,10 @@ const typeOf = (field: FieldDescription) => (field.format === 'binary' ? -field.
 function withTemplates(addFields: AddFields): AddFields {
   const tables = new WeakMap<object, { byFirstName: Map<string, Template[]>; size: number }>();
   return function addFieldsFromTemplate(this: ResultInternals, fields: FieldDescription[]) {
-    if (fields.length === 0) return addFields.call(this, fields);
+    if (fields.length === 0) {
+      this._buildRow = undefined;
+      return addFields.call(this, fields);
+    }
     const types = this._types ?? DEFAULT_TYPES;
     let table = tables.get(types);
     if (!table || table.size >= MAX_TEMPLATES) tables.set(types, (table = { byFirstName: new Map(), size: 0 }));
@@ -79,12 +76,18 @@ function withTemplates(addFields: AddFields): AddFields {
       // Read only by parseRow, as pg's own arrays are: shared between results of the same description.
       this._parsers = found.parsers;
       this._prebuiltEmptyResultObject = found.row;
+      this._buildRow = found.build;
       return;
     }
     addFields.call(this, fields);
-    const template = { names: fields.map((f) => f.name), types: fields.map(typeOf), parsers: this._parsers, row: this._prebuiltEmptyResultObject };
-    const build = compileRowBuilder(fields);
-    if (build) builders.set(template.row, build);
+    const template = {
+      names: fields.map((f) => f.name),
+      types: fields.map(typeOf),
+      parsers: this._parsers,
+      row: this._prebuiltEmptyResultObject,
+      build: compileRowBuilder(fields),
+    };
+    this._buildRow = template.build;
     if (candidates) candidates.push(template);
     else table.byFirstName.set(template.names[0]!, [template]);
     table.size += 1;
@@ -92,6 +95,12 @@ function withTemplates(addFields: AddFields): AddFields {
 }
 
 /**
+ * The row builder of a description. pg fills a copy of the template column by column (`row[name] = value`): one
+ * function for every statement of the process, whose stores V8 stops specialising once it has seen many row shapes:
+ * a feed page's 20 rows cost ~40 us more in the API than in the bare baseline's process, which runs a handful of
+ * statements (bench/PROFILE.md, seventh pass). A builder compiled per description creates its rows as an object
+ * literal: one shape, keys in the template's order.
+ *
  * `{ "name": values[0] === null ? null : parsers[0](values[0]), ... }` for the description (binary columns through
  * `Buffer.from`, as pg does). Duplicate names keep the first position and the last value, as pg's assignments do.
  * None for a `__proto__` column (a literal would set the prototype: pg's own code stays in charge of that case) or
@@ -122,7 +131,7 @@ function describes(template: Template, fields: FieldDescription[]): boolean {
 /** pg's `parseRow`, through the description's builder when it has one (array-mode results have their own). */
 function withBuilders(parseRow: ParseRow): ParseRow {
   return function parseRowWithBuilder(this: ResultInternals, values: unknown[]) {
-    const build = builders.get(this._prebuiltEmptyResultObject);
+    const build = this._buildRow;
     return build ? build(values, this._parsers as ValueParser[]) : parseRow.call(this, values);
   };
 }
