@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CITIES, seededRandom, territoriesSeed } from '../../bench/seed.js';
-import { haversineSql } from '../../src/platform/geo.js';
+import { haversineKm, haversineSql } from '../../src/platform/geo.js';
 import { type NearbyParams, nearbyQuery } from '../../src/routers/territories/territories.queries.js';
 import { executedPlanOf, type PlanNode, planSummary } from '../factories/query-plan.js';
 import { toNumberedParams } from '../../src/db/sql.js';
@@ -177,6 +177,23 @@ describe('territories nearby on 20k territories', () => {
     expect(bounded).toBeGreaterThan(inputs.length / 2);
     expect(bounded).toBeLessThan(inputs.length);
   }, 120_000);
+
+  it('the SQL distance is the haversine of geo.ts, in float arithmetic; values too small to multiply are taken as 0', async () => {
+    const { rows } = await db.query<{ latitude: number; longitude: number; km: number }>(
+      `select t.latitude, t.longitude, ${haversineSql('$1::float8', '$2::float8', 't.latitude', 't.longitude')} as km
+         from territory t order by t.id limit 2000`,
+      [-23.5505, -46.6333],
+    );
+    expect(rows.length).toBe(2000);
+    for (const r of rows) expect(Math.abs(r.km - haversineKm(-23.5505, -46.6333, r.latitude, r.longitude)), JSON.stringify(r)).toBeLessThan(1e-9);
+    // A subnormal or a tiny stored value would underflow (22003) in the products: it counts as 0 degrees.
+    const { rows: tiny } = await db.query<{ km: number }>(
+      `select ${haversineSql('$1::float8', '$2::float8', 'p.lat', 'p.lng')} as km
+         from (values (5e-324::float8, 1e-200::float8), (1e-300::float8, -5e-324::float8), (0::float8, 0::float8)) as p(lat, lng)`,
+      [0, 0],
+    );
+    expect(tiny.map((r) => r.km)).toEqual([0, 0, 0]);
+  });
 
   it('the API (a prepared statement, its generic plan after a few calls) answers the same rows', async () => {
     const city = CITIES[3]!;

@@ -112,7 +112,7 @@ export function nearbyQuery({ lat, lng, radiusKm, limit }: NearbyParams): SqlQue
     return { sql, params: [lat, lng, ...boxParams, radiusKm, limit] };
   }
   // The box of radius `bound`, as nearbyBoxes draws it (one plain box: a cap within the radius's misses the poles and
-  // the antimeridian), plus 1e-6 degrees so that the 9-decimal rounding inside the distance can never leave a row
+  // the antimeridian), plus 1e-6 degrees so that the cut of tiny degree values inside the distance can never leave a row
   // within `bound` outside it.
   const dLat = `(k.bound / ${KM_PER_DEGREE} * ${MARGIN} + 1e-6)`;
   const dLng = `(degrees(asin(sin(k.bound / ${EARTH_RADIUS_KM}) / ?::float8)) * ${MARGIN} + 1e-6)`;
