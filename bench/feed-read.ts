@@ -155,14 +155,16 @@ export const feedReadScenario: Scenario = {
       const pageNumber = Number(q.pageNumber ?? 1);
       const pageSize = Number(q.pageSize ?? PAGE_SIZE);
       const userId = await benchViewerId(pool);
-      // As the service: the access read (the territory, the caller's membership, whom the caller blocked).
-      const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+      // As the service: the access read (the territory, the caller's membership, whom the caller blocked, whether
+      // they have hidden posts there).
+      const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null, true));
       if (!access?.id || access.status !== 'ACTIVE') return reply.code(404).send({ status: 404 });
-      // The bench user holds no system permission.
+      // The bench user holds no system permission and no capability: their own hidden posts, if any.
       const viewer: FeedViewer = {
         userId,
         seesResidentsOnly: access.role === 'RESIDENT' || (access.capabilities ?? []).length > 0,
         blockedUserIds: access.blocked_user_ids ?? [],
+        ...(access.has_own_hidden_posts ? { seesHidden: 'OWN' as const } : {}),
       };
       const filter: FeedFilter = { territoryId, anyTags: null, mapEntityId: null, assetId: null };
       const [rows, count] = await Promise.all([

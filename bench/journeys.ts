@@ -161,14 +161,14 @@ const answers = new AnswerCache({ maxEntries: 5000, maxTotalChars: 64 * 1024 * 1
 
 /** `territoryFeed` of feed-journeys.ts over `pageFeed`, with `pg`: what the screen costs without the API's layers. */
 async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: string, pageNumber: number, pageSize: number) {
-  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null, true));
   if (!access?.id || access.status !== 'ACTIVE') return null;
-  // The readers hold no system permission and no capability: they see their own hidden posts only.
+  // The readers hold no system permission and no capability: they see their own hidden posts only, if they have any.
   const viewer: FeedViewer = {
     userId,
     seesResidentsOnly: access.role === 'RESIDENT' || (access.capabilities ?? []).length > 0,
     blockedUserIds: access.blocked_user_ids ?? [],
-    seesHidden: 'OWN',
+    ...(access.has_own_hidden_posts ? { seesHidden: 'OWN' as const } : {}),
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
   const [rows, count] = await Promise.all([

@@ -70,6 +70,12 @@ export const Post = defineEntity({
       name: 'post_hidden_idx',
       expression: `create index "post_hidden_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'HIDDEN'`,
     },
+    // Whether an author has HIDDEN posts in a territory (a key probe with the caller's territory access): the feed
+    // reads the hidden branch only for those who do, and for everyone else runs its plain statement.
+    {
+      name: 'post_hidden_author_idx',
+      expression: `create index "post_hidden_author_idx" on "post" ("author_user_id", "territory_id") where status = 'HIDDEN'`,
+    },
     // "My posts" newest first; also serves the author foreign key's cascade.
     { name: 'post_author_idx', expression: `create index "post_author_idx" on "post" ("author_user_id", "created_at_utc" desc, "id" desc)` },
     { name: 'post_map_entity_idx', expression: `create index "post_map_entity_idx" on "post" ("map_entity_id") where map_entity_id is not null` },

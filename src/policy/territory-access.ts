@@ -40,6 +40,8 @@ export interface RequireTerritoryOptions {
   creates?: boolean;
   /** The 403 of an unmet `as`, when the operation words it its own way. */
   denied?: { message: string; code?: ProblemCode };
+  /** Also read whether the caller has HIDDEN posts here (`hasOwnHiddenPosts`; the feed). */
+  ownHiddenPosts?: boolean;
 }
 
 export interface TerritoryMembershipFacts {
@@ -69,6 +71,8 @@ export class TerritoryAccess {
     readonly postingRestrictedUntil: Date | null = null,
     /** Whom the caller blocked: lists leave out what they made (read with the access, no round trip of its own). */
     readonly blockedUserIds: readonly string[] = [],
+    /** Whether the caller has HIDDEN posts here: read only when asked (RequireTerritoryOptions.ownHiddenPosts). */
+    readonly hasOwnHiddenPosts = false,
   ) {}
 
   get territoryId() {
@@ -171,6 +175,7 @@ function toAccess(row: TerritoryAccessRow, caller: AuthUser | null): TerritoryAc
     caller,
     row.posting_restricted_until ? new Date(row.posting_restricted_until) : null,
     row.blocked_user_ids ?? [],
+    row.has_own_hidden_posts === true,
   );
 }
 
@@ -195,9 +200,11 @@ export async function requireTerritory(
   opts: RequireTerritoryOptions = {},
 ): Promise<TerritoryAccess> {
   const userId = ctx.user?.id ?? null;
-  const [row] = await runHotRead<TerritoryAccessRow>(ctx, territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null), {
-    prepared: true,
-  });
+  const [row] = await runHotRead<TerritoryAccessRow>(
+    ctx,
+    territoryAccessQuery(territoryId ?? null, userId, userId ? ctx.sessionId : null, opts.ownHiddenPosts === true && userId !== null),
+    { prepared: true },
+  );
   if (!row?.target_id) throw noTerritorySelected();
   if (!row.id) throw notFound('Territory');
   const access = toAccess(row, ctx.user);

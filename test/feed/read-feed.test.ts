@@ -78,6 +78,15 @@ describe('GET /api/v1/feed: visibility layers (rule 4)', () => {
     for (const other of [reader, visitor, stranger, blockedAuthor]) expect(await feedIds(t, other, `territoryId=${territory.id}`)).not.toContain(hidden);
   });
 
+  it("a post hidden by a sanction is in its author's next read at once (whether they have hidden posts is read per request)", async () => {
+    const post = await postOk(t, reader, territory.id, { title: 'Soon hidden' });
+    expect(await feedIds(t, reader, `territoryId=${territory.id}`)).toContain(post.id);
+    await t.sql(`update post set status = 'HIDDEN' where id = $1`, [post.id]);
+    expect(await feedIds(t, reader, `territoryId=${territory.id}`)).toContain(post.id);
+    expect(await feedIds(t, visitor, `territoryId=${territory.id}`)).not.toContain(post.id);
+    await t.sql(`delete from post where id = $1`, [post.id]);
+  });
+
   it('a hidden post can be deleted by its author (and no one else but a curator)', async () => {
     const hidden = await insertPost(t, { territoryId: territory.id, authorUserId: author.id, status: 'HIDDEN' });
     // A reader does not see it; a moderator sees it but is not its author (nor a curator).

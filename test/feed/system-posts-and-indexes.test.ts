@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
+import { type TerritoryAccessRow, territoryAccessQuery } from '../../src/policy/access.queries.js';
 import { feedCountQuery, feedPageQuery, myPostsQuery } from '../../src/routers/feed/feed.queries.js';
 import { createSystemPost, setPostStatus } from '../../src/routers/feed/feed.service.js';
 import { newResident, newTerritory, newUser, newVisitor } from '../factories/index.js';
@@ -237,6 +238,51 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     ).toEqual(['Index Only Scan post_like_pkey 20']);
     const rows = await runOnPool<{ liked_by_me: boolean }>(pool, query);
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
+  });
+
+  it('whether the reader has hidden posts is a probe of post_hidden_author_idx with the access; without any, the plain statement answers what the hidden branch would', async () => {
+    const place = await newTerritory(t);
+    const author = await newUser(t);
+    const sanctioned = await newUser(t);
+    const reader = await newUser(t);
+    await insertPublicPosts(place.id, author.id, 1500);
+    // Many hidden posts in the territory (150 of the author's, two of another one's), none of the reader's.
+    await t.sql(`update post set status = 'HIDDEN' where territory_id = $1 and title like 'Post %7'`, [place.id]);
+    await t.sql(`update post set status = 'HIDDEN', author_user_id = $2 where territory_id = $1 and title in ('Post 10', 'Post 20')`, [
+      place.id,
+      sanctioned.id,
+    ]);
+    await t.sql('vacuum analyze post');
+    const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
+    const flagOf = async (userId: string, asked = true) =>
+      (await runOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(place.id, userId, null, asked)))[0]!.has_own_hidden_posts;
+    expect(await flagOf(sanctioned.id)).toBe(true);
+    expect(await flagOf(reader.id)).toBe(false);
+    expect(await flagOf(author.id)).toBe(true);
+    // Not asked: not read.
+    expect(await flagOf(sanctioned.id, false)).toBe(false);
+    const nodes = await executedPlanOf(pool, territoryAccessQuery(place.id, sanctioned.id, null, true));
+    const postReads = nodes.filter((n) => n['Relation Name'] === 'post');
+    expect(
+      postReads.map((n) => `${n['Node Type']} ${n['Index Name']}`),
+      planSummary(nodes),
+    ).toEqual(['Index Only Scan post_hidden_author_idx']);
+    const unasked = await executedPlanOf(pool, territoryAccessQuery(place.id, sanctioned.id, null, false));
+    expect(
+      unasked.filter((n) => n['Relation Name'] === 'post' && (n['Actual Loops'] ?? 0) > 0),
+      planSummary(unasked),
+    ).toEqual([]);
+
+    // The reader without hidden posts: the plain statement and the hidden branch answer the same pages.
+    const filter = { territoryId: place.id, anyTags: null, mapEntityId: null, assetId: null };
+    const plain = { userId: reader.id, seesResidentsOnly: true, blockedUserIds: [] };
+    for (const offset of [0, 20, 400]) {
+      const page = { offset, limit: 20 };
+      const rows = await runOnPool(pool, feedPageQuery(plain, filter, page));
+      expect(rows).toHaveLength(20);
+      expect(rows).toEqual(await runOnPool(pool, feedPageQuery({ ...plain, seesHidden: 'OWN' }, filter, page)));
+    }
+    expect(await runOnPool(pool, feedCountQuery(plain, filter))).toEqual(await runOnPool(pool, feedCountQuery({ ...plain, seesHidden: 'OWN' }, filter)));
   });
 
   it("the plain feed's first page is planned once: its limit is in the text, so its named statement keeps a generic plan", async () => {

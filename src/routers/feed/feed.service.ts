@@ -57,6 +57,13 @@ const accessToPostTerritory = (em: EntityManager, user: AuthUser, post: PostFact
 export const seesAllHidden = (access: TerritoryAccess) => access.holds('CURATOR', 'MODERATOR');
 
 /**
+ * The HIDDEN posts a feed reader sees: all of them (curators, moderators), their own (when they have any: read with
+ * the access, `ownHiddenPosts`), or none. None, the common case, runs the feed's plain statement: no hidden branch to
+ * plan on every call, and a first page that keeps one generic plan (bench/PROFILE.md).
+ */
+const hiddenPostsSeenBy = (access: TerritoryAccess): FeedViewer['seesHidden'] => (seesAllHidden(access) ? 'ALL' : access.hasOwnHiddenPosts ? 'OWN' : undefined);
+
+/**
  * Whether the caller may see the post: published, by someone they did not block, and in a visible layer (rule 4,
  * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule). `readsHidden`: a HIDDEN post (a moderation
  * sanction) is still seen, read-only, by its author and the territory's curators and moderators; interactions
@@ -143,13 +150,13 @@ async function interestTags(em: EntityManager, userId: string): Promise<string[]
 }
 
 async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 'skip' | 'take'>) {
-  const access = await requireTerritory(ctx, input.territoryId);
+  const access = await requireTerritory(ctx, input.territoryId, { ownHiddenPosts: true });
   const { user } = ctx;
   const viewer: FeedViewer = {
     userId: user.id,
     seesResidentsOnly: access.seesResidentsOnly,
     blockedUserIds: access.blockedUserIds,
-    seesHidden: seesAllHidden(access) ? 'ALL' : 'OWN',
+    seesHidden: hiddenPostsSeenBy(access),
   };
   const filter: FeedFilter = {
     territoryId: access.territoryId,
