@@ -80,7 +80,8 @@ function namedStatement(sql: string): NamedStatement | undefined {
  * an integer): with a `limit` parameter PostgreSQL cannot cost a generic plan (it assumes a tenth of the rows) and
  * plans a named statement again on every call; with the literal it keeps one generic plan, the same as the custom
  * one (the plain feed's first page at full data: 1.1 -> 0.6 ms a call, planning was half of it). Later pages keep
- * both as parameters. One text per page size: named statements are bounded by `namedStatement`.
+ * both as parameters (the feed's: see feedPageQuery). One text per page size: named statements are bounded by
+ * `namedStatement`.
  */
 export function pageSlice(page: { offset: number; limit: number }): SqlQuery {
   if (page.offset === 0 && Number.isSafeInteger(page.limit) && page.limit > 0) return { sql: `limit ${page.limit}`, params: [] };
