@@ -71,7 +71,8 @@ export const Post = defineEntity({
       expression: `create index "post_hidden_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) include ("map_entity_id", "visibility", "author_user_id") where status = 'HIDDEN'`,
     },
     // Whether an author has HIDDEN posts in a territory (a key probe with the caller's territory access): the feed
-    // reads the hidden branch only for those who do, and for everyone else runs its plain statement.
+    // reads the hidden branch only for those who do, and for everyone else runs its plain statement. The map's
+    // hidden branch for an author's own posts reads it too.
     {
       name: 'post_hidden_author_idx',
       expression: `create index "post_hidden_author_idx" on "post" ("author_user_id", "territory_id") where status = 'HIDDEN'`,
