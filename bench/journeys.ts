@@ -32,7 +32,6 @@ import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
 import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
 import { feedItemOf } from '../src/routers/feed/feed.service.js';
-import { type InteractionRow, interactionsQuery } from '../src/routers/journeys/feed-journeys.js';
 import { feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
 import { HOT_READ, type RequestContext, type RequestPair, type Scenario } from './scenario.js';
 import type { BenchSize } from './seed.js';
@@ -172,26 +171,25 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
   const [rows, count] = await Promise.all([
-    runPreparedOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize))),
+    // The page with the reader's shares and comments in its rows, as the service reads it.
+    runPreparedOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize), true)),
     runPreparedOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
   ]);
-  const ids = rows.map((r) => r.id);
-  const interactions = await runPreparedOnPool<InteractionRow>(pool, interactionsQuery(userId, ids));
-  const interactionsOf = new Map(interactions.map((r) => [r.post_id, r]));
+  // Who may delete: the author, or who holds CURATOR here (the readers hold no system permission).
+  const curates = (access.capabilities ?? []).includes('CURATOR');
   const page = toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
   return {
     items: page.items.map((post, i) => {
       const own = post.author.id === userId;
       const row = rows[i]!;
-      const done = interactionsOf.get(post.id);
       return {
         post,
         counts: { likes: post.likeCount, comments: post.commentCount, shares: post.shareCount },
         media: row.media_ids.map((id, k) => ({ id, url: `/api/v1/media/${id}`, mediaType: row.media_types[k] })),
         event: post.event,
         author: post.author,
-        userInteractions: { liked: post.likedByMe, shared: done?.shared ?? false, commented: done?.commented ?? false },
-        metadata: { canEdit: own, canDelete: own || done?.curates === true },
+        userInteractions: { liked: post.likedByMe, shared: row.shared_by_me === true, commented: row.commented_by_me === true },
+        metadata: { canEdit: own, canDelete: own || curates },
       };
     }),
     pagination: {

@@ -98,6 +98,18 @@ describe('GET /feed/territory-feed', () => {
         .items.find((i: { post: { id: string } }) => i.post.id === postId).metadata;
     expect(await metadataFor(curator)).toEqual({ canEdit: false, canDelete: true });
     expect(await metadataFor(elsewhere)).toEqual({ canEdit: false, canDelete: false });
+    // The reader's shares and comments come with the page's rows (another page size: the first answer is cached).
+    await t.sql('insert into post_share (id, created_at_utc, post_id, user_id) values (gen_random_uuid(), now(), $1, $2)', [postId, viewer.id]);
+    await t.sql(
+      `insert into post_comment (id, created_at_utc, post_id, author_user_id, content) values (gen_random_uuid(), now(), $1, $2, 'Nice'), (gen_random_uuid(), now(), $1, $2, 'Again')`,
+      [postId, viewer.id],
+    );
+    const again = await v2(t, 'GET', feedUrl(territory.id, '&pageSize=49'), { client, user: viewer });
+    const items = again.json().items as { post: { id: string }; userInteractions: unknown }[];
+    expect(items.find((i) => i.post.id === postId)?.userInteractions).toEqual({ liked: true, shared: true, commented: true });
+    expect(
+      items.filter((i) => i.post.id !== postId).every((i) => JSON.stringify(i.userInteractions) === '{"liked":false,"shared":false,"commented":false}'),
+    ).toBe(true);
   });
 
   it('400 INVALID_REQUEST for bad query values, 404 NOT_FOUND for an unknown territory', async () => {

@@ -26,6 +26,9 @@ export interface FeedRow {
   comment_count: number;
   share_count: number;
   liked_by_me: boolean;
+  /** With `withInteractions` (the journeys feed): whether the viewer shared it, commented on it. */
+  shared_by_me?: boolean;
+  commented_by_me?: boolean;
   event_id: string | null;
   event_title: string | null;
   event_starts_at_utc: string | null;
@@ -42,17 +45,28 @@ export interface FeedRow {
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
 
+// A post_share row is unique per post and user; a user may comment on a post many times.
+const INTERACTION_COLUMNS = `
+    coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared_by_me,
+    coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented_by_me,`;
+
+const viewerParams = (viewerId: string, withInteractions: boolean) => (withInteractions ? [viewerId, viewerId, viewerId] : [viewerId]);
+
 /**
  * A feed item for each row of `rows` (an aliased from-item `p` with POST_COLUMNS). The viewer is the first parameter
  * (likedByMe). Pages pass their already limited rows: joins and the like lookup then run for those rows only, and
  * the like lookup stays a primary-key probe per row instead of a hash of every like the viewer ever gave: a scalar
  * subquery, because PostgreSQL may plan an EXISTS as that hash, and did whenever the statistics undercounted the
  * viewer's likes (4 of the 5 ms of a bench page). Its media come the same way (an index probe of media_attachment
- * per row), not in a round trip of their own.
+ * per row), not in a round trip of their own. `withInteractions` (the journeys feed) adds whether the viewer shared
+ * and commented, probes per row the same way, the viewer then being the first three parameters (`viewerParams`).
  */
-const itemsOf = (rows: string) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
+const itemsOf = (
+  rows: string,
+  withInteractions = false,
+) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
-    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,
+    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? INTERACTION_COLUMNS : ''}
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
     ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc,
@@ -135,18 +149,21 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
 /**
  * A page of a territory's feed, newest first. With the HIDDEN posts the viewer sees, each branch reads at most
  * `offset + limit` rows in its index order and the page is cut from their union (a few more rows to sort, never a
- * scan of the territory).
+ * scan of the territory). `withInteractions`: each row also says whether the viewer shared and commented on it (the
+ * journeys feed: one statement where a second one read them for the page's ids).
  */
-export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }): SqlQuery {
+export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }, withInteractions = false): SqlQuery {
   const where = feedWhere(viewer, filter);
+  const shape = withInteractions ? 'with interactions\u0000' : '';
+  const viewerIds = viewerParams(viewer.userId, withInteractions);
   if (!viewer.seesHidden) {
     const slice = pageSlice(page);
     if (slice.params.length === 0) {
       return {
-        sql: statementText(`feed page\u0000${where.sql}\u0000${slice.sql}`, function () {
-          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`)} ${NEWEST_FIRST}`;
+        sql: statementText(`${shape}feed page\u0000${where.sql}\u0000${slice.sql}`, function () {
+          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`, withInteractions)} ${NEWEST_FIRST}`;
         }),
-        params: [viewer.userId, ...where.params],
+        params: [...viewerIds, ...where.params],
       };
     }
     // A later page: the rows up to its end, then the page cut from them. The same rows are read as with one
@@ -155,10 +172,10 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
     // keeps one plan instead of planning every page (1.6-1.8 -> 0.9-1.1 ms a page at 1,000 posts); at 200k posts it
     // is planned per call as before, at the same cost.
     return {
-      sql: statementText(`feed later page\u0000${where.sql}`, function () {
-        return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ?::int) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`;
+      sql: statementText(`${shape}feed later page\u0000${where.sql}`, function () {
+        return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ?::int) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions)} ${NEWEST_FIRST}`;
       }),
-      params: [viewer.userId, ...where.params, page.offset + page.limit, page.offset, page.limit],
+      params: [...viewerIds, ...where.params, page.offset + page.limit, page.offset, page.limit],
     };
   }
   // Limits stay parameters here: the generic plan of the union (a curator's first page, measured) took 3.8 ms where
@@ -166,11 +183,11 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
   const hidden = feedWhere(viewer, filter, 'HIDDEN');
   const upTo = page.offset + page.limit;
   return {
-    sql: statementText(`feed page with hidden\u0000${where.sql}\u0000${hidden.sql}`, function () {
+    sql: statementText(`${shape}feed page with hidden\u0000${where.sql}\u0000${hidden.sql}`, function () {
       const branch = (sql: string) => `(select ${POST_COLUMNS} from post p where ${sql} ${NEWEST_FIRST} limit ?::int)`;
-      return `${itemsOf(`(select * from (${branch(where.sql)} union all ${branch(hidden.sql)}) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`)} ${NEWEST_FIRST}`;
+      return `${itemsOf(`(select * from (${branch(where.sql)} union all ${branch(hidden.sql)}) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions)} ${NEWEST_FIRST}`;
     }),
-    params: [viewer.userId, ...where.params, upTo, ...hidden.params, upTo, page.offset, page.limit],
+    params: [...viewerIds, ...where.params, upTo, ...hidden.params, upTo, page.offset, page.limit],
   };
 }
 

@@ -164,7 +164,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
     mapEntityId: input.mapEntityId ?? null,
     assetId: input.assetId ?? null,
   };
-  return { viewer, filter };
+  return { viewer, filter, access };
 }
 
 /**
@@ -184,15 +184,22 @@ export async function listFeed(ctx: ServiceContext, input: FeedFilterInput) {
 
 type FeedPageInput = Omit<FeedFilterInput, 'skip' | 'take'> & { pageNumber: number; pageSize: number };
 
-/** The rows of a feed page and how many posts the feed holds: `pageFeed` answers them as items; the journeys feed builds on them. */
-export async function feedPageRows(ctx: ServiceContext, input: FeedPageInput): Promise<{ rows: FeedRow[]; total: number }> {
-  const { viewer, filter } = await feedQueryParts(ctx, input);
+/**
+ * The rows of a feed page and how many posts the feed holds: `pageFeed` answers them as items; the journeys feed builds
+ * on them, with the viewer's shares and comments in the rows (`withInteractions`) and the access (who may delete).
+ */
+export async function feedPageRows(
+  ctx: ServiceContext,
+  input: FeedPageInput,
+  withInteractions = false,
+): Promise<{ rows: FeedRow[]; total: number; access: TerritoryAccess }> {
+  const { viewer, filter, access } = await feedQueryParts(ctx, input);
   const prepared = isPlainFeed(filter);
   const [rows, count] = await Promise.all([
-    runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize)), { prepared }),
+    runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize), withInteractions), { prepared }),
     runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared }),
   ]);
-  return { rows, total: count[0]?.total ?? 0 };
+  return { rows, total: count[0]?.total ?? 0, access };
 }
 
 export async function pageFeed(ctx: ServiceContext, input: FeedPageInput) {

@@ -3,7 +3,7 @@ import { pgArray, runHotRead, type SqlQuery } from '../../db/sql.js';
 import { zId } from '../../platform/ids.js';
 import { pageInput, toPage } from '../../platform/pagination.js';
 import { badRequest } from '../../platform/problems.js';
-import { isSystemAdmin, type ServiceContext } from '../../platform/service-context.js';
+import type { ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
 import { addComment, feedItemOf, feedPageRows, getPost, likePost, sharePost, unlikePost } from '../feed/feed.service.js';
@@ -56,63 +56,61 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 type Interactions = z.infer<typeof userInteractions>;
 
 /** A row of `interactionsQuery`. */
-export interface InteractionRow {
+interface InteractionRow {
   post_id: string;
   shared: boolean;
   commented: boolean;
-  curates: boolean;
 }
 
 /**
- * What the user did with each post, and whether they curate its territory (they may delete it then). Shares and
- * comments are scalar subqueries, probes per post (as the feed's likes: an EXISTS may become a hash of everything the
- * user ever shared or wrote). The bench's bare journey runs this same statement.
+ * Whether the user shared and commented on each post (the interact journey's answer; the feed screen reads the same
+ * with its page, `feedPageQuery`'s `withInteractions`). Scalar subqueries, probes per post (as the feed's likes: an
+ * EXISTS may become a hash of everything the user ever shared or wrote).
  */
-export function interactionsQuery(userId: string, postIds: readonly string[]): SqlQuery {
+function interactionsQuery(userId: string, postIds: readonly string[]): SqlQuery {
   return {
     sql: `select p.id as post_id,
             coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared,
-            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented,
-            exists (select 1 from territory_membership m
-                     where m.territory_id = p.territory_id and m.user_id = ?::uuid and 'CURATOR' = any(m.capabilities)) as curates
+            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented
        from post p where p.id = any(?::uuid[])`,
-    params: [userId, userId, userId, pgArray(postIds)],
+    params: [userId, userId, pgArray(postIds)],
   };
 }
 
-async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions & { curates: boolean }>> {
+async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions>> {
   const ids = posts.map((p) => p.id);
-  const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false, curates: false }]));
+  const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false }]));
   if (ids.length === 0) return out;
-  // A named statement: one shape whatever the page (the ids are one array parameter), key probes whatever the values.
+  // A named statement: one shape whatever the posts (the ids are one array parameter), key probes whatever the values.
   const rows = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, ids), { prepared: true });
   for (const r of rows) {
     const entry = out.get(r.post_id);
-    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented, curates: r.curates });
+    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented });
   }
   return out;
 }
 
-const interactionsJson = (found: (Interactions & { curates: boolean }) | undefined, post: FeedItemOutput): Interactions =>
+const interactionsJson = (found: Interactions | undefined, post: FeedItemOutput): Interactions =>
   found ? { liked: found.liked, shared: found.shared, commented: found.commented } : { liked: post.likedByMe, shared: false, commented: false };
 
 const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: post.commentCount, shares: post.shareCount });
 
-/** One screen of a territory's feed: each post with its counts, media, event, author and what the user did with it. */
+/**
+ * One screen of a territory's feed: each post with its counts, media, event, author and what the user did with it
+ * (likes, shares and comments read with the page's rows), and whether they may delete it (as deletePost decides: its
+ * author, or who holds CURATOR here).
+ */
 export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof territoryFeedInput>): Promise<z.infer<typeof territoryFeedOutput>> {
-  const { rows, total } = await feedPageRows(ctx, {
-    territoryId: input.territoryId,
-    filterByInterests: false,
-    pageNumber: input.pageNumber,
-    pageSize: input.pageSize,
-  });
+  const { rows, total, access } = await feedPageRows(
+    ctx,
+    { territoryId: input.territoryId, filterByInterests: false, pageNumber: input.pageNumber, pageSize: input.pageSize },
+    true,
+  );
   const page = toPage(rows.map(feedItemOf), total, input.pageNumber, input.pageSize);
-  const interactions = await interactionsOf(ctx, page.items);
-  const admin = isSystemAdmin(ctx.user);
+  const curates = access.holds('CURATOR');
   return {
     items: page.items.map((post, i) => {
       const own = post.author.id === ctx.user.id;
-      const done = interactions.get(post.id);
       const row = rows[i]!;
       return {
         post,
@@ -120,8 +118,8 @@ export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof t
         media: row.media_ids.map((id, k) => ({ id, url: mediaUrl(id), mediaType: row.media_types[k]! })),
         event: post.event,
         author: post.author,
-        userInteractions: interactionsJson(done, post),
-        metadata: { canEdit: own, canDelete: own || admin || done?.curates === true },
+        userInteractions: { liked: post.likedByMe, shared: row.shared_by_me === true, commented: row.commented_by_me === true },
+        metadata: { canEdit: own, canDelete: own || curates },
       };
     }),
     pagination: paginationOf(page),
