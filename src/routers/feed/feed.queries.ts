@@ -45,10 +45,25 @@ export interface FeedRow {
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
 
-// A post_share row is unique per post and user; a user may comment on a post many times.
-const INTERACTION_COLUMNS = `
-    coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared_by_me,
-    coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented_by_me,`;
+/**
+ * Whether the viewer (the next two parameters) shared and commented on post `p`: probes per row, as the likes (an
+ * EXISTS may become a hash of everything the viewer ever shared or wrote). A post_share row is unique per post and
+ * user; a user may comment on a post many times.
+ */
+const INTERACTION_COLUMNS = `coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared_by_me,
+    coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented_by_me`;
+
+/** A row of `interactionsQuery`. */
+export interface InteractionRow {
+  post_id: string;
+  shared_by_me: boolean;
+  commented_by_me: boolean;
+}
+
+/** Whether the viewer shared and commented on each of the posts (the journeys' interact answer). */
+export function interactionsQuery(viewerId: string, postIds: readonly string[]): SqlQuery {
+  return { sql: `select p.id as post_id, ${INTERACTION_COLUMNS} from post p where p.id = any(?::uuid[])`, params: [viewerId, viewerId, pgArray(postIds)] };
+}
 
 const viewerParams = (viewerId: string, withInteractions: boolean) => (withInteractions ? [viewerId, viewerId, viewerId] : [viewerId]);
 
@@ -66,7 +81,7 @@ const itemsOf = (
   withInteractions = false,
 ) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
-    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? INTERACTION_COLUMNS : ''}
+    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? `\n    ${INTERACTION_COLUMNS},` : ''}
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
     ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc,

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { pgArray, runHotRead, type SqlQuery } from '../../db/sql.js';
+import { runHotRead } from '../../db/sql.js';
 import { zId } from '../../platform/ids.js';
 import { pageInput, toPage } from '../../platform/pagination.js';
 import { badRequest } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
+import { type InteractionRow, interactionsQuery } from '../feed/feed.queries.js';
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
 import { addComment, feedItemOf, feedPageRows, getPost, likePost, sharePost, unlikePost } from '../feed/feed.service.js';
 import { mediaUrl } from '../media/media.service.js';
@@ -55,28 +56,6 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 
 type Interactions = z.infer<typeof userInteractions>;
 
-/** A row of `interactionsQuery`. */
-interface InteractionRow {
-  post_id: string;
-  shared: boolean;
-  commented: boolean;
-}
-
-/**
- * Whether the user shared and commented on each post (the interact journey's answer; the feed screen reads the same
- * with its page, `feedPageQuery`'s `withInteractions`). Scalar subqueries, probes per post (as the feed's likes: an
- * EXISTS may become a hash of everything the user ever shared or wrote).
- */
-function interactionsQuery(userId: string, postIds: readonly string[]): SqlQuery {
-  return {
-    sql: `select p.id as post_id,
-            coalesce((select true from post_share s where s.post_id = p.id and s.user_id = ?::uuid), false) as shared,
-            coalesce((select true from post_comment c where c.post_id = p.id and c.author_user_id = ?::uuid limit 1), false) as commented
-       from post p where p.id = any(?::uuid[])`,
-    params: [userId, userId, pgArray(postIds)],
-  };
-}
-
 async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions>> {
   const ids = posts.map((p) => p.id);
   const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false }]));
@@ -85,7 +64,7 @@ async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Pro
   const rows = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, ids), { prepared: true });
   for (const r of rows) {
     const entry = out.get(r.post_id);
-    if (entry) Object.assign(entry, { shared: r.shared, commented: r.commented });
+    if (entry) Object.assign(entry, { shared: r.shared_by_me, commented: r.commented_by_me });
   }
   return out;
 }
