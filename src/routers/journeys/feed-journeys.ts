@@ -56,21 +56,12 @@ export const interactOutput = z.object({ post: feedItemOutput, counts, userInter
 
 type Interactions = z.infer<typeof userInteractions>;
 
-async function interactionsOf(ctx: ServiceContext, posts: FeedItemOutput[]): Promise<Map<string, Interactions>> {
-  const ids = posts.map((p) => p.id);
-  const out = new Map(posts.map((p) => [p.id, { liked: p.likedByMe, shared: false, commented: false }]));
-  if (ids.length === 0) return out;
-  // A named statement: one shape whatever the posts (the ids are one array parameter), key probes whatever the values.
-  const rows = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, ids), { prepared: true });
-  for (const r of rows) {
-    const entry = out.get(r.post_id);
-    if (entry) Object.assign(entry, { shared: r.shared_by_me, commented: r.commented_by_me });
-  }
-  return out;
+/** What the user did with one post: the like from the post itself, the share and comment read by `interactionsQuery`. */
+async function interactionsWith(ctx: ServiceContext, post: FeedItemOutput): Promise<Interactions> {
+  // A named statement: one shape whatever the post, key probes whatever the values.
+  const [row] = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, [post.id]), { prepared: true });
+  return { liked: post.likedByMe, shared: row?.shared_by_me === true, commented: row?.commented_by_me === true };
 }
-
-const interactionsJson = (found: Interactions | undefined, post: FeedItemOutput): Interactions =>
-  found ? { liked: found.liked, shared: found.shared, commented: found.commented } : { liked: post.likedByMe, shared: false, commented: false };
 
 const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: post.commentCount, shares: post.shareCount });
 
@@ -125,6 +116,5 @@ export async function interact(ctx: ServiceContext, input: z.infer<typeof intera
       break;
   }
   const post = await getPost(ctx, { id });
-  const interactions = await interactionsOf(ctx, [post]);
-  return { post, counts: countsOf(post), userInteractions: interactionsJson(interactions.get(post.id), post) };
+  return { post, counts: countsOf(post), userInteractions: await interactionsWith(ctx, post) };
 }
