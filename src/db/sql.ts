@@ -35,12 +35,11 @@ export function runSql<T>(em: EntityManager, query: SqlQuery): Promise<T[]> {
  * MikroORM's `execute` formats parameters into the SQL text and runs it through kysely: about an eighth of a by-id
  * request on the profile (bench/PROFILE.md). `prepared` names the statement, so each connection parses it once and
  * PostgreSQL may plan it once (a generic plan, after five calls, when it costs no more than the custom ones): for key
- * lookups and stored counters, whose generic plan is the custom one, and for pages whose `limit` parameter keeps
- * PostgreSQL on custom plans (the plain feed's later pages: the name saves the parse; its first page writes its limit
- * into the text, `pageSlice`, and keeps a generic plan). Never for a statement whose best plan depends on the values
- * (territory search: its generic plan took 17 ms where the custom one takes 1.6). Inside a transaction it is
- * `runSql`, on the transaction's connection. Given a request's context (`ctx`, not `ctx.em`), it does not make the
- * context fork its manager (src/db/request-manager.ts).
+ * lookups and stored counters, whose generic plan is the custom one, and for the plain feed's pages, which write
+ * their limits into the text so that a generic plan is kept (`pageSlice`, feedPageQuery). Never for a statement
+ * whose best plan depends on the values (territory search: its generic plan took 17 ms where the custom one takes
+ * 1.6). Inside a transaction it is `runSql`, on the transaction's connection. Given a request's context (`ctx`,
+ * not `ctx.em`), it does not make the context fork its manager (src/db/request-manager.ts).
  */
 export async function runHotRead<T>(source: HotReadSource, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
   const root = unforkedRoot(source);
@@ -80,8 +79,8 @@ function namedStatement(sql: string): NamedStatement | undefined {
  * an integer): with a `limit` parameter PostgreSQL cannot cost a generic plan (it assumes a tenth of the rows) and
  * plans a named statement again on every call; with the literal it keeps one generic plan, the same as the custom
  * one (the plain feed's first page at full data: 1.1 -> 0.6 ms a call, planning was half of it). Later pages keep
- * both as parameters (the feed's: see feedPageQuery). One text per page size: named statements are bounded by
- * `namedStatement`.
+ * both as parameters (the feed's write a span of rows instead: see feedPageQuery). One text per page size: named
+ * statements are bounded by `namedStatement`.
  */
 export function pageSlice(page: { offset: number; limit: number }): SqlQuery {
   if (page.offset === 0 && Number.isSafeInteger(page.limit) && page.limit > 0) return { sql: `limit ${page.limit}`, params: [] };

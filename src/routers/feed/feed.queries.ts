@@ -161,6 +161,9 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
   return { parts, params };
 }
 
+/** The rows a later page of the plain feed is cut from: the first span at least as long as the rows up to its end. */
+const LATER_PAGE_SPANS = [64, 512, 4096];
+
 /**
  * A page of a territory's feed, newest first. With the HIDDEN posts the viewer sees, each branch reads at most
  * `offset + limit` rows in its index order and the page is cut from their union (a few more rows to sort, never a
@@ -181,13 +184,24 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
         params: [...viewerIds, ...where.params],
       };
     }
-    // A later page: the rows up to its end, then the page cut from them. The same rows are read as with one
-    // `offset ? limit ?`, but PostgreSQL's estimate for a generic plan (a tenth of the rows for each limit parameter)
-    // now stays below its custom plans' cost wherever a territory is small, so a young territory's named statement
-    // keeps one plan instead of planning every page (1.6-1.8 -> 0.9-1.1 ms a page at 1,000 posts); at 200k posts it
-    // is planned per call as before, at the same cost.
+    // A later page: the rows up to a span's end (`limit 512`), then the page cut from them (`offset ? limit 20`). The
+    // same rows as one `offset ? limit ?`, which PostgreSQL planned on every call in a large territory: its generic
+    // plan was costed for a tenth of the territory's rows. With the span in the text the estimate is a tenth of the
+    // span, below the custom plans of the offsets the span serves (each span is eight times the one before), so one
+    // generic plan is kept per span (200k posts, pages 2-50: 1.1 -> 0.7 ms a page, bench/PROFILE.md). Three spans per
+    // page size, so the feed's texts stay few among the 64 statement names; a page beyond the last span (reading over
+    // 4,096 rows, where planning is a small part) keeps both limits as parameters, cut from the rows up to its end.
+    const span = LATER_PAGE_SPANS.find((rows) => rows >= page.offset + page.limit);
+    if (span !== undefined && Number.isSafeInteger(page.limit) && page.limit > 0) {
+      return {
+        sql: statementText(`${shape}feed later page\u0000${where.sql}\u0000${span}\u0000${page.limit}`, function () {
+          return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ${span}) p ${NEWEST_FIRST} offset ?::int limit ${page.limit}) p`, withInteractions)} ${NEWEST_FIRST}`;
+        }),
+        params: [...viewerIds, ...where.params, page.offset],
+      };
+    }
     return {
-      sql: statementText(`${shape}feed later page\u0000${where.sql}`, function () {
+      sql: statementText(`${shape}feed deep page\u0000${where.sql}`, function () {
         return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ?::int) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions)} ${NEWEST_FIRST}`;
       }),
       params: [...viewerIds, ...where.params, page.offset + page.limit, page.offset, page.limit],
