@@ -218,8 +218,8 @@ async function bareTerritoryFeed(pool: pg.Pool, request: FastifyRequest, reply: 
   const generation = answers.generationOf(userId);
   const screen = await computeFeedScreen(pool, userId, q.territoryId ?? '', Number(q.pageNumber ?? 1), Number(q.pageSize ?? PAGE_SIZE));
   if (!screen) return reply.code(404).send({ status: 404 });
-  answers.set(key, userId, screen, generation, now + JOURNEY_CACHE_SECONDS * 1000);
-  return reply.header('x-cache', 'MISS').send(screen);
+  const json = answers.set(key, userId, screen, generation, now + JOURNEY_CACHE_SECONDS * 1000);
+  return reply.header('x-cache', 'MISS').type('application/json').send(json);
 }
 
 // ---- The scenarios ----

@@ -62,7 +62,7 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
         const status = ctx.resp.status ?? op.meta.successStatus ?? 200;
         reply.status(status).headers(ctx.resp.headers);
         if (status === 204) return reply.send();
-        return reply.type('application/json').send(JSON.stringify(result ?? null));
+        return reply.type('application/json').send(ctx.resp.json ?? JSON.stringify(result ?? null));
       },
     });
   }

@@ -35,6 +35,8 @@ export type Transport = 'rest' | 'http' | 'ws';
 export interface ResponseMeta {
   status?: number;
   headers: Record<string, string>;
+  /** The answer already written as JSON (a journeys cache miss keeps it so), sent as it is instead of again. */
+  json?: string;
 }
 
 /**

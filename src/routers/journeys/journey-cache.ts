@@ -65,11 +65,14 @@ export class AnswerCache {
     return { json: found.json };
   }
 
-  /** Keeps the answer unless it is too large or a write of its user ran since `generation` was read. */
-  set(key: string, userKey: string, data: unknown, generation: string, expiresAtMs: number) {
+  /**
+   * Keeps the answer unless it is too large or a write of its user ran since `generation` was read; either way
+   * answers it as JSON, which the caller sends as it is (an answer serialized once).
+   */
+  set(key: string, userKey: string, data: unknown, generation: string, expiresAtMs: number): string {
     const json = JSON.stringify(data ?? null);
     const chars = key.length + json.length;
-    if (chars > this.bounds.maxEntryChars || this.generationOf(userKey) !== generation) return;
+    if (chars > this.bounds.maxEntryChars || this.generationOf(userKey) !== generation) return json;
     this.remove(key);
     this.entries.set(key, { userKey, json, chars, expiresAtMs });
     this.totalChars += chars;
@@ -78,6 +81,7 @@ export class AnswerCache {
       if (oldest.done) break;
       this.remove(oldest.value);
     }
+    return json;
   }
 
   /** Drops every answer of a user. */
@@ -188,7 +192,7 @@ export const journeyCache = middleware(async ({ ctx, meta, path, getRawInput, ne
   const generation = cache.generationOf(userKeyOf(userId));
   const result = await next();
   if (!result.ok) return result;
-  cache.set(key, userKeyOf(userId), result.data, generation, now + JOURNEY_CACHE_SECONDS * 1000);
+  ctx.resp.json = cache.set(key, userKeyOf(userId), result.data, generation, now + JOURNEY_CACHE_SECONDS * 1000);
   ctx.resp.headers['Cache-Control'] = CACHE_CONTROL;
   ctx.resp.headers['X-Cache'] = 'MISS';
   return result;
