@@ -170,14 +170,15 @@ async function computeFeedScreen(pool: pg.Pool, userId: string, territoryId: str
     ...(access.has_own_hidden_posts ? { seesHidden: 'OWN' as const } : {}),
   };
   const filter: FeedFilter = { territoryId: access.id, anyTags: null, mapEntityId: null, assetId: null };
-  const [rows, count] = await Promise.all([
-    // The page with the reader's shares and comments in its rows, as the service reads it.
-    runPreparedOnPool<FeedRow>(pool, feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize), true)),
-    runPreparedOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)),
-  ]);
+  // The page with the reader's shares and comments and the count in its rows, as the service reads it.
+  const rows = await runPreparedOnPool<FeedRow>(
+    pool,
+    feedPageQuery(viewer, filter, pageOffset(pageNumber, pageSize), { withInteractions: true, withTotal: true }),
+  );
+  const total = rows[0]?.total ?? (await runPreparedOnPool<{ total: number }>(pool, feedCountQuery(viewer, filter)))[0]?.total ?? 0;
   // Who may delete: the author, or who holds CURATOR here (the readers hold no system permission).
   const curates = (access.capabilities ?? []).includes('CURATOR');
-  const page = toPage(rows.map(feedItemOf), count[0]?.total ?? 0, pageNumber, pageSize);
+  const page = toPage(rows.map(feedItemOf), total, pageNumber, pageSize);
   return {
     items: page.items.map((post, i) => {
       const own = post.author.id === userId;

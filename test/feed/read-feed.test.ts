@@ -157,6 +157,10 @@ describe('GET /api/v1/feed/paged', () => {
     expect(res.json().items.map((p: FeedItem) => p.id)).toEqual([publicPost.id]);
     const resident = await t.app.inject({ method: 'GET', url: `/api/v1/feed/paged?territoryId=${territory.id}`, headers: reader.headers });
     expect(resident.json()).toMatchObject({ totalCount: 2, pageNumber: 1, pageSize: 20 });
+    // A page past the last has no row to carry the count read with it: the count is read on its own.
+    const past = await t.app.inject({ method: 'GET', url: `/api/v1/feed/paged?territoryId=${territory.id}&pageSize=1&pageNumber=9`, headers: visitor.headers });
+    expect(past.statusCode).toBe(200);
+    expect(past.json()).toMatchObject({ items: [], pageNumber: 9, totalCount: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false });
   });
 
   it('is 400 for pageSize 0 or 101 and pageNumber 0, 401 without a token', async () => {

@@ -146,6 +146,12 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
            and ($2::boolean or p.visibility = 'PUBLIC' or p.author_user_id = $3) and not (p.author_user_id = any($4::uuid[]))`,
         [busy.id, view.seesResidentsOnly, view.userId, view.blockedUserIds],
       );
+      // The pages that carry the count in their rows (`withTotal`) carry the same total on every row.
+      for (const offset of [0, 40]) {
+        const page = feedPageQuery(view, filter, { offset, limit: 20 }, { withTotal: true });
+        const totals = (await em.execute<{ total: number }[]>(page.sql, page.params)).map((r) => r.total);
+        expect(totals).toEqual(Array.from({ length: Math.min(20, Math.max(stored - offset, 0)) }, () => stored));
+      }
       return { stored, rows: rows[0]!.n };
     };
     const viewers = [residentView, visitorView, { userId: prolific.id, seesResidentsOnly: false, blockedUserIds: [author.id] }];
@@ -191,6 +197,8 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
       (await em.execute<{ total: number }[]>(feedCountQuery(view, filter).sql, feedCountQuery(view, filter).params))[0]!.total;
     const moderatorView = { userId: newId(), seesResidentsOnly: true, blockedUserIds: [], seesHidden: 'ALL' as const };
     expect(await totalFor(moderatorView)).toBe(published + hidden);
+    const unionWithTotal = feedPageQuery(moderatorView, filter, { offset: 0, limit: 20 }, { withTotal: true });
+    expect((await em.execute<{ total: number }[]>(unionWithTotal.sql, unionWithTotal.params))[0]?.total).toBe(published + hidden);
     expect(await totalFor({ ...moderatorView, seesHidden: 'OWN' })).toBe(published);
     // The union pages like one ordered list: newest first, no duplicates, hidden posts among them.
     const pageOf = async (offset: number) => {

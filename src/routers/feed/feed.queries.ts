@@ -29,6 +29,8 @@ export interface FeedRow {
   /** With `withInteractions` (the journeys feed): whether the viewer shared it, commented on it. */
   shared_by_me?: boolean;
   commented_by_me?: boolean;
+  /** With `withTotal`: `feedCountQuery`'s total, the same on every row. */
+  total?: number;
   event_id: string | null;
   event_title: string | null;
   event_starts_at_utc: string | null;
@@ -75,13 +77,15 @@ const viewerParams = (viewerId: string, withInteractions: boolean) => (withInter
  * viewer's likes (4 of the 5 ms of a bench page). Its media come the same way (an index probe of media_attachment
  * per row), not in a round trip of their own. `withInteractions` (the journeys feed) adds whether the viewer shared
  * and commented, probes per row the same way, the viewer then being the first three parameters (`viewerParams`).
+ * `total` (a one-value select, evaluated once) is a column of every row; its parameters follow the viewer's.
  */
 const itemsOf = (
   rows: string,
   withInteractions = false,
+  total: SqlQuery | null = null,
 ) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
     p.asset_ids, p.like_count, p.comment_count, p.share_count,
-    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? `\n    ${INTERACTION_COLUMNS},` : ''}
+    coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? `\n    ${INTERACTION_COLUMNS},` : ''}${total ? `\n    (${total.sql}) as total,` : ''}
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
     ${isoColumn('p.created_at_utc')} as created_at_utc, ${isoColumn('p.updated_at_utc')} as updated_at_utc,
@@ -164,24 +168,36 @@ function optionalFilters(filter: Omit<FeedFilter, 'territoryId'>) {
 /** The rows a later page of the plain feed is cut from: the first span at least as long as the rows up to its end. */
 const LATER_PAGE_SPANS = [64, 512, 4096];
 
+export interface FeedPageOptions {
+  /** Each row also says whether the viewer shared and commented on it (the journeys feed). */
+  withInteractions?: boolean;
+  /**
+   * Each row also carries `feedCountQuery`'s total (`total`): the envelope's count read in the page's statement, not
+   * in a second one. An empty page has no row to carry it: read the count then.
+   */
+  withTotal?: boolean;
+}
+
 /**
  * A page of a territory's feed, newest first. With the HIDDEN posts the viewer sees, each branch reads at most
  * `offset + limit` rows in its index order and the page is cut from their union (a few more rows to sort, never a
- * scan of the territory). `withInteractions`: each row also says whether the viewer shared and commented on it (the
- * journeys feed: one statement where a second one read them for the page's ids).
+ * scan of the territory).
  */
-export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }, withInteractions = false): SqlQuery {
+export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }, options: FeedPageOptions = {}): SqlQuery {
+  const { withInteractions = false } = options;
   const where = feedWhere(viewer, filter);
-  const shape = withInteractions ? 'with interactions\u0000' : '';
-  const viewerIds = viewerParams(viewer.userId, withInteractions);
+  const total = options.withTotal ? feedCountQuery(viewer, filter) : null;
+  // The where clauses (the viewer's and the filter's) decide the count's text too: they are in every shape's key.
+  const shape = `${withInteractions ? 'with interactions\u0000' : ''}${total ? 'with total\u0000' : ''}`;
+  const selectParams = [...viewerParams(viewer.userId, withInteractions), ...(total?.params ?? [])];
   if (!viewer.seesHidden) {
     const slice = pageSlice(page);
     if (slice.params.length === 0) {
       return {
         sql: statementText(`${shape}feed page\u0000${where.sql}\u0000${slice.sql}`, function () {
-          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`, withInteractions)} ${NEWEST_FIRST}`;
+          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`, withInteractions, total)} ${NEWEST_FIRST}`;
         }),
-        params: [...viewerIds, ...where.params],
+        params: [...selectParams, ...where.params],
       };
     }
     // A later page: the rows up to a span's end (`limit 512`), then the page cut from them (`offset ? limit 20`). The
@@ -195,16 +211,16 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
     if (span !== undefined && Number.isSafeInteger(page.limit) && page.limit > 0) {
       return {
         sql: statementText(`${shape}feed later page\u0000${where.sql}\u0000${span}\u0000${page.limit}`, function () {
-          return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ${span}) p ${NEWEST_FIRST} offset ?::int limit ${page.limit}) p`, withInteractions)} ${NEWEST_FIRST}`;
+          return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ${span}) p ${NEWEST_FIRST} offset ?::int limit ${page.limit}) p`, withInteractions, total)} ${NEWEST_FIRST}`;
         }),
-        params: [...viewerIds, ...where.params, page.offset],
+        params: [...selectParams, ...where.params, page.offset],
       };
     }
     return {
       sql: statementText(`${shape}feed deep page\u0000${where.sql}`, function () {
-        return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ?::int) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions)} ${NEWEST_FIRST}`;
+        return `${itemsOf(`(select * from (select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} limit ?::int) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions, total)} ${NEWEST_FIRST}`;
       }),
-      params: [...viewerIds, ...where.params, page.offset + page.limit, page.offset, page.limit],
+      params: [...selectParams, ...where.params, page.offset + page.limit, page.offset, page.limit],
     };
   }
   // Limits stay parameters here: the generic plan of the union (a curator's first page, measured) took 3.8 ms where
@@ -214,9 +230,9 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
   return {
     sql: statementText(`${shape}feed page with hidden\u0000${where.sql}\u0000${hidden.sql}`, function () {
       const branch = (sql: string) => `(select ${POST_COLUMNS} from post p where ${sql} ${NEWEST_FIRST} limit ?::int)`;
-      return `${itemsOf(`(select * from (${branch(where.sql)} union all ${branch(hidden.sql)}) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions)} ${NEWEST_FIRST}`;
+      return `${itemsOf(`(select * from (${branch(where.sql)} union all ${branch(hidden.sql)}) p ${NEWEST_FIRST} offset ?::int limit ?::int) p`, withInteractions, total)} ${NEWEST_FIRST}`;
     }),
-    params: [...viewerIds, ...where.params, upTo, ...hidden.params, upTo, page.offset, page.limit],
+    params: [...selectParams, ...where.params, upTo, ...hidden.params, upTo, page.offset, page.limit],
   };
 }
 

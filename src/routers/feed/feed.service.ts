@@ -170,7 +170,8 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
 /**
  * The plain feed (no interest, map entity or asset filter) runs as named statements: parsed once per connection, its
  * count (stored counters), its first page (`pageSlice`: the limit in the text) and its later pages (a span of rows and
- * the page size in the text, the offset a parameter: see feedPageQuery) planned once (bench/PROFILE.md). Filtered shapes stay one-off statements: how selective a tag or an asset is decides their plan.
+ * the page size in the text, the offset a parameter: see feedPageQuery) planned once (bench/PROFILE.md). Filtered
+ * shapes stay one-off statements: how selective a tag or an asset is decides their plan.
  */
 const isPlainFeed = (filter: FeedFilter) => !filter.anyTags && !filter.mapEntityId && !filter.assetId;
 
@@ -193,12 +194,16 @@ export async function feedPageRows(
   withInteractions = false,
 ): Promise<{ rows: FeedRow[]; total: number; access: TerritoryAccess }> {
   const { viewer, filter, access } = await feedQueryParts(ctx, input);
-  const prepared = isPlainFeed(filter);
-  const [rows, count] = await Promise.all([
-    runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, pageOffset(input.pageNumber, input.pageSize), withInteractions), { prepared }),
-    runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared }),
-  ]);
-  return { rows, total: count[0]?.total ?? 0, access };
+  const page = pageOffset(input.pageNumber, input.pageSize);
+  const count = () => runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared: isPlainFeed(filter) });
+  if (!isPlainFeed(filter)) {
+    // A filtered count counts rows (feedCountQuery): in parallel with the page, on a second connection.
+    const [rows, counted] = await Promise.all([runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, page, { withInteractions })), count()]);
+    return { rows, total: counted[0]?.total ?? 0, access };
+  }
+  // The plain feed's count (stored counters, a few index probes) is read with the page: one statement, not two.
+  const rows = await runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, page, { withInteractions, withTotal: true }), { prepared: true });
+  return { rows, total: rows[0]?.total ?? (await count())[0]?.total ?? 0, access };
 }
 
 export async function pageFeed(ctx: ServiceContext, input: FeedPageInput) {
