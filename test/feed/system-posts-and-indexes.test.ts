@@ -123,6 +123,12 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
 
     const residentView = { userId: newId(), seesResidentsOnly: true, blockedUserIds: [] };
     expect(await explain(feedPageQuery(residentView, filter, { offset: 0, limit: 20 }))).toContain('post_feed_idx');
+    // A later page skips keys read from the index alone (a resident filters on nothing the index lacks), then reads
+    // the page's rows by primary key.
+    const later = await explain(feedPageQuery(residentView, filter, { offset: 40, limit: 20 }));
+    expect(later).toMatch(/"Node Type":"Index Only Scan"[^{}]*"Index Name":"post_feed_idx"/);
+    expect(later).toMatch(/"Index Name":"post_pkey"/);
+    expect(seqScanOnPost(later)).toBe(false);
     // Unfiltered counts read the territory's stored counters, corrected by index lookups of the viewer's own posts and
     // of the authors they blocked; a filtered count counts on post_feed_idx_count.
     const count = await explain(feedCountQuery(residentView, filter));
@@ -307,11 +313,11 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(first.params).toEqual([author.id, place.id]);
     // A later page: the span of rows (64, 512 or 4,096: the first that holds the page's end) and the page size are in
     // the text, the offset is its one parameter; beyond the last span, both limits are parameters.
-    expect(pageAt(40).sql).toMatch(/limit 64\) p .* offset \?::int limit 20\) p/s);
+    expect(pageAt(40).sql).toMatch(/limit 64\) k\s.*offset \?::int limit 20\) k join post p on p.id = k.id\) p/s);
     expect(pageAt(40).params).toEqual([author.id, place.id, 40]);
     expect(pageAt(44).sql).toBe(pageAt(20).sql);
-    expect(pageAt(45).sql).toMatch(/limit 512\) p/);
-    expect(pageAt(4076).sql).toMatch(/limit 4096\) p/);
+    expect(pageAt(45).sql).toMatch(/limit 512\) k/);
+    expect(pageAt(4076).sql).toMatch(/limit 4096\) k/);
     expect(pageAt(4077).params).toEqual([author.id, place.id, 4097, 4077, 20]);
 
     // One connection, so that its prepared statements can be read back.
