@@ -6,6 +6,9 @@ import { z } from 'zod';
  */
 export const MAX_OFFSET = 10_000_000;
 
+/** The page size (and `take`) when none is asked. */
+export const DEFAULT_PAGE_SIZE = 20;
+
 /** `/paged` input: 1-based page, 1..100 items; out of range is a 400, never silently clamped. */
 export const pageInput = {
   pageNumber: z.coerce
@@ -14,11 +17,11 @@ export const pageInput = {
     .min(1)
     .max(MAX_OFFSET / 100)
     .default(1),
-  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+  pageSize: z.coerce.number().int().min(1).max(100).default(DEFAULT_PAGE_SIZE),
 };
 
 /** Plain list input (`skip`/`take`). */
-export const skipTakeInput = (defaultTake = 20) => ({
+export const skipTakeInput = (defaultTake = DEFAULT_PAGE_SIZE) => ({
   skip: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
   take: z.coerce.number().int().min(1).max(100).default(defaultTake),
 });

@@ -319,6 +319,8 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(pageAt(45).sql).toMatch(/limit 512\) k/);
     expect(pageAt(4076).sql).toMatch(/limit 4096\) k/);
     expect(pageAt(4077).params).toEqual([author.id, place.id, 4097, 4077, 20]);
+    // Spans for the default page size only (each text takes a statement name): another size keeps both parameters.
+    expect(feedPageQuery(viewer, filter, { offset: 40, limit: 10 }).params).toEqual([author.id, place.id, 50, 40, 10]);
 
     // One connection, so that its prepared statements can be read back.
     const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
@@ -350,6 +352,7 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
         expect(rows, `offset ${offset}`).toEqual(all.slice(offset, offset + 20));
         expect(rows).toHaveLength(20);
       }
+      expect(await runPreparedOnPool(asPool, feedPageQuery(viewer, filter, { offset: 45, limit: 10 }))).toEqual(all.slice(45, 55));
     } finally {
       client.release();
     }

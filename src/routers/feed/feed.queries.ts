@@ -9,6 +9,7 @@
  */
 import { isoColumn, pageSlice, pgArray, type SqlQuery, statementText } from '../../db/sql.js';
 import type { MediaType } from '../../entities/media.entity.js';
+import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.js';
 
 /** A row of the queries below; timestamps are already ISO 8601 UTC strings. */
 export interface FeedRow {
@@ -213,14 +214,15 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
     // same rows as one `offset ? limit ?`, which PostgreSQL planned on every call in a large territory: its generic
     // plan was costed for a tenth of the territory's rows. With the span in the text the estimate is a tenth of the
     // span, below the custom plans of the offsets the span serves (each span is eight times the one before), so one
-    // generic plan is kept per span (200k posts, pages 2-50: 1.1 -> 0.7 ms a page, bench/PROFILE.md). Three spans per
-    // page size, so the feed's texts stay few among the 64 statement names; a page beyond the last span (reading over
-    // 4,096 rows, where planning is a small part) keeps both limits as parameters, cut from the rows up to its end.
-    const span = LATER_PAGE_SPANS.find((rows) => rows >= page.offset + page.limit);
-    if (span !== undefined && Number.isSafeInteger(page.limit) && page.limit > 0) {
+    // generic plan is kept per span (200k posts, pages 2-50: 1.1 -> 0.7 ms a page, bench/PROFILE.md). Three spans, for
+    // the default page size only: each text is a statement name of the 64 (src/db/sql.ts) on every connection, and
+    // each size would be three more per viewer shape. Another size, or a page beyond the last span (reading over 4,096
+    // rows, where planning is a small part), keeps both limits as parameters, cut from the rows up to its end.
+    const span = page.limit === DEFAULT_PAGE_SIZE ? LATER_PAGE_SPANS.find((rows) => rows >= page.offset + page.limit) : undefined;
+    if (span !== undefined) {
       return {
-        sql: statementText(`${shape}feed later page\u0000${where.sql}\u0000${span}\u0000${page.limit}`, function () {
-          return `${itemsOf(pageCutFrom(where.sql, `${span}`, `offset ?::int limit ${page.limit}`), withInteractions, total)} ${NEWEST_FIRST}`;
+        sql: statementText(`${shape}feed later page\u0000${where.sql}\u0000${span}`, function () {
+          return `${itemsOf(pageCutFrom(where.sql, `${span}`, `offset ?::int limit ${DEFAULT_PAGE_SIZE}`), withInteractions, total)} ${NEWEST_FIRST}`;
         }),
         params: [...selectParams, ...where.params, page.offset],
       };
