@@ -358,3 +358,25 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     }
   });
 });
+
+describe("the feed's statement texts", () => {
+  it('stay few per viewer shape, whatever the page, size or offset asked (each is a statement name of the 64 every connection holds)', () => {
+    const filter = { territoryId: newId(), anyTags: null, mapEntityId: null, assetId: null };
+    const viewers = [
+      { userId: newId(), seesResidentsOnly: true, blockedUserIds: [] },
+      { userId: newId(), seesResidentsOnly: false, blockedUserIds: [newId()] },
+    ];
+    for (const viewer of viewers) {
+      const texts = new Set<string>();
+      for (const options of [{}, { withTotal: true }, { withInteractions: true, withTotal: true }]) {
+        for (let offset = 0; offset <= 10_000; offset += 20) texts.add(feedPageQuery(viewer, filter, { offset, limit: 20 }, options).sql);
+        for (const page of [7, 20, 33, 50, 100])
+          for (const offset of [0, 13, 200, 5000]) texts.add(feedPageQuery(viewer, filter, { offset, limit: page }, options).sql);
+      }
+      // Per variant (list, page with its count, journeys screen): a first page per size asked (5 sizes here), three
+      // spans of the default size, and one text for every other later page.
+      expect(texts.size).toBe(3 * (5 + 3 + 1));
+      expect(feedCountQuery(viewer, filter).sql).toBe(feedCountQuery({ ...viewer, userId: newId() }, { ...filter, territoryId: newId() }).sql);
+    }
+  });
+});
