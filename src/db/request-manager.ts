@@ -15,13 +15,20 @@ import { EntityManager } from '@mikro-orm/postgresql';
 export class LazyForkContext {
   readonly #root: EntityManager;
   #forked: EntityManager | undefined;
+  /** What the fork is given when it is made (`prepareManager`). */
+  #prepare: ((em: EntityManager) => void) | undefined;
 
   constructor(root: EntityManager) {
     this.#root = root;
   }
 
   get em(): EntityManager {
-    return (this.#forked ??= this.#root.fork() as EntityManager);
+    if (!this.#forked) {
+      // Kept before it is prepared: a `prepare` that reads `em` gets this fork, not another one.
+      const forked = (this.#forked = this.#root.fork() as EntityManager);
+      this.#prepare?.(forked);
+    }
+    return this.#forked;
   }
 
   set em(manager: EntityManager) {
@@ -31,6 +38,19 @@ export class LazyForkContext {
   /** The root manager of a context of this class that has not forked yet; undefined for anything else. */
   static unforkedRoot(source: object): EntityManager | undefined {
     return #root in source && !source.#forked ? source.#root : undefined;
+  }
+
+  /** `prepare` for the fork of a context of this class that has not forked yet (true), else nothing (false). */
+  static prepareFork(source: object, prepare: (em: EntityManager) => void): boolean {
+    if (!(#root in source) || source.#forked) return false;
+    const earlier = source.#prepare;
+    source.#prepare = earlier
+      ? (em) => {
+          earlier(em);
+          prepare(em);
+        }
+      : prepare;
+    return true;
   }
 }
 
@@ -53,4 +73,12 @@ export function unforkedRoot(source: HotReadSource): EntityManager | undefined {
 /** The manager a hot read of `source` runs on when it is not an unforked context. */
 export function managerOf(source: HotReadSource): EntityManager {
   return source instanceof EntityManager ? source : source.em;
+}
+
+/**
+ * Gives the context's manager `prepare` (e.g. the client a journey acts through, src/entities/audit.entity.ts): now
+ * when it has one, else when its fork is made, so that a call that never needs a manager does not fork for it.
+ */
+export function prepareManager(source: { readonly em: EntityManager }, prepare: (em: EntityManager) => void): void {
+  if (!LazyForkContext.prepareFork(source, prepare)) prepare(source.em);
 }

@@ -5,6 +5,7 @@ import { isUuid } from '../platform/ids.js';
 import { forbidden, unauthorized, validationFailed } from '../platform/problems.js';
 import { type AuthUser, hasPermission } from '../platform/service-context.js';
 import { requireTerritory } from '../policy/territory-access.js';
+import type { AuthClient } from '../policy/client-caller.js';
 import { baseProcedure } from './init.js';
 
 /** No token needed (territory lists, login). A valid token is still read so handlers may personalise. */
@@ -52,7 +53,9 @@ export const journeyProcedure = (scope: ClientScope) =>
     const { client, error } = ctx.client;
     if (!client) throw unauthorized(error);
     if (!client.scopes.includes(scope)) throw forbidden(`This operation requires the ${scope} scope.`);
-    return next({ ctx: { client: { client, error: null } } });
+    // `ctx.client` is `{ client, error: null }` already (ClientAuth): narrowing its type needs no copy of the context,
+    // whose copy would also fork the request's manager (src/trpc/invoke.ts), as authedProcedure says.
+    return next() as unknown as ReturnType<typeof next<{ client: { client: AuthClient; error: null } }>>;
   });
 
 /**
@@ -63,5 +66,6 @@ export const journeyUserProcedure = (scope: ClientScope) =>
   journeyProcedure(scope).use(({ ctx, next }) => {
     const user = ctx.auth.user;
     if (!user) throw unauthorized(ctx.auth.error ?? 'This journey acts for a user: send their access token in X-User-Token.');
+    if (ctx.user === user) return next() as unknown as ReturnType<typeof next<{ user: AuthUser }>>;
     return next({ ctx: { user } });
   });

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withLazyFork } from '../../src/db/request-manager.js';
+import { prepareManager, withLazyFork } from '../../src/db/request-manager.js';
 import { runHotRead } from '../../src/db/sql.js';
-import { newResident, newTerritory } from '../factories/index.js';
+import { newAdmin, newResident, newTerritory } from '../factories/index.js';
+import { clientToken, v2 } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 /**
@@ -54,6 +55,28 @@ describe('the lazy fork of a REST request', () => {
     );
     expect(created.value.statusCode).toBe(201);
     expect(created.forks).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a journeys screen computed from hot statements only makes no fork either; the client it acts through is given to a fork when one is made', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const client = await clientToken(t, await newAdmin(t));
+    const screen = await withForks(() => v2(t, 'GET', `/feed/territory-feed?territoryId=${territory.id}`, { client, user: resident }));
+    expect(screen.value.statusCode, screen.value.body).toBe(200);
+    expect(screen.value.headers['x-cache']).toBe('MISS');
+    expect(screen.forks).toBe(0);
+
+    const ctx = withLazyFork({}, root());
+    const given: string[] = [];
+    prepareManager(ctx, (em) => given.push(`first ${em === ctx.em}`));
+    prepareManager(ctx, () => given.push('second'));
+    expect(given).toEqual([]);
+    const forked = ctx.em;
+    expect(given).toEqual(['first true', 'second']);
+    // Once forked (or for a context that is not lazy), the manager is given it at once.
+    prepareManager(ctx, (em) => given.push(`now ${em === forked}`));
+    prepareManager({ em: root() }, (em) => given.push(`plain ${em === root()}`));
+    expect(given).toEqual(['first true', 'second', 'now true', 'plain true']);
   });
 
   it('forks once, on first read; an assigned manager replaces it; a copy with its own `em` reads through that one', async () => {

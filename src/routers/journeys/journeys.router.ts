@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { setActingClient } from '../../entities/audit.entity.js';
+import { prepareManager } from '../../db/request-manager.js';
 import { zId } from '../../platform/ids.js';
 import { middleware, router } from '../../trpc/init.js';
 import { journeyProcedure, journeyUserProcedure } from '../../trpc/procedures.js';
@@ -23,9 +24,13 @@ import { JOURNEY_TAGS as TAGS } from './journey-common.js';
 import * as marketplace from './marketplace-journeys.js';
 import { complete, completeInput, completeOutput } from './onboarding-journeys.js';
 
-/** A journey acts through its client application: the audit rows the call writes, in any service, record it. */
+/**
+ * A journey acts through its client application: the audit rows the call writes, in any service, record it. Set on
+ * the request's manager when it is made: a read of hot statements only (a cold feed screen) needs none.
+ */
 const actingClient = middleware(({ ctx, next }) => {
-  if (ctx.client.client) setActingClient(ctx.em, ctx.client.client.id);
+  const client = ctx.client.client;
+  if (client) prepareManager(ctx, (em) => setActingClient(em, client.id));
   return next();
 });
 
