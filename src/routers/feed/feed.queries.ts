@@ -58,14 +58,13 @@ const INTERACTION_COLUMNS = `coalesce((select true from post_share s where s.pos
 
 /** A row of `interactionsQuery`. */
 export interface InteractionRow {
-  post_id: string;
   shared_by_me: boolean;
   commented_by_me: boolean;
 }
 
-/** Whether the viewer shared and commented on each of the posts (the journeys' interact answer). */
-export function interactionsQuery(viewerId: string, postIds: readonly string[]): SqlQuery {
-  return { sql: `select p.id as post_id, ${INTERACTION_COLUMNS} from post p where p.id = any(?::uuid[])`, params: [viewerId, viewerId, pgArray(postIds)] };
+/** Whether the viewer shared and commented on the post (the journeys' interact answer). */
+export function interactionsQuery(viewerId: string, postId: string): SqlQuery {
+  return { sql: `select ${INTERACTION_COLUMNS} from post p where p.id = ?::uuid`, params: [viewerId, viewerId, postId] };
 }
 
 const viewerParams = (viewerId: string, withInteractions: boolean) => (withInteractions ? [viewerId, viewerId, viewerId] : [viewerId]);

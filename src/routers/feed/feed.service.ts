@@ -198,8 +198,9 @@ export async function feedPageRows(
 ): Promise<{ rows: FeedRow[]; total: number; access: TerritoryAccess }> {
   const { viewer, filter, access } = await feedQueryParts(ctx, input);
   const page = pageOffset(input.pageNumber, input.pageSize);
-  const count = () => runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared: isPlainFeed(filter) });
-  if (!isPlainFeed(filter)) {
+  const plain = isPlainFeed(filter);
+  const count = () => runHotRead<{ total: number }>(ctx, feedCountQuery(viewer, filter), { prepared: plain });
+  if (!plain) {
     // A filtered count counts rows (feedCountQuery): in parallel with the page, on a second connection.
     const [rows, counted] = await Promise.all([runHotRead<FeedRow>(ctx, feedPageQuery(viewer, filter, page, { withInteractions })), count()]);
     return { rows, total: counted[0]?.total ?? 0, access };

@@ -59,7 +59,7 @@ type Interactions = z.infer<typeof userInteractions>;
 /** What the user did with one post: the like from the post itself, the share and comment read by `interactionsQuery`. */
 async function interactionsWith(ctx: ServiceContext, post: FeedItemOutput): Promise<Interactions> {
   // A named statement: one shape whatever the post, key probes whatever the values.
-  const [row] = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, [post.id]), { prepared: true });
+  const [row] = await runHotRead<InteractionRow>(ctx, interactionsQuery(ctx.user.id, post.id), { prepared: true });
   return { liked: post.likedByMe, shared: row?.shared_by_me === true, commented: row?.commented_by_me === true };
 }
 
