@@ -44,7 +44,8 @@ export const Post = defineEntity({
       .onUpdate(() => new Date()),
   },
   indexes: [
-    // The feed page: a territory's published posts, newest first (visibility and blocks are filters on it).
+    // The feed page: a territory's published posts, newest first (visibility and blocks are filters on it). Its
+    // `territory_id` statistics say territories are large (Migration20261126150000): generic plans read it in order.
     {
       name: 'post_feed_idx',
       expression: `create index "post_feed_idx" on "post" ("territory_id", "created_at_utc" desc, "id" desc) where status = 'PUBLISHED'`,
