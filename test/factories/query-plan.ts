@@ -33,6 +33,15 @@ export async function planOf(t: TestApp, query: { sql: string; params: unknown[]
 }
 
 /**
+ * Every node of the generic plan PostgreSQL would keep for the query as a named statement (`explain (generic_plan)`:
+ * planned without its values).
+ */
+export async function genericPlanOf(t: TestApp, query: SqlQuery): Promise<PlanNode[]> {
+  const rows = await t.sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (generic_plan, format json) ${toNumberedParams(query).sql}`);
+  return nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
+}
+
+/**
  * Every node of the executed plan (EXPLAIN ANALYZE) of a query run as the hot reads run it: `pg` with real
  * parameters, planned with their values.
  */

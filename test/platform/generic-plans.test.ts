@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
+import type { SqlQuery } from '../../src/db/sql.js';
 import { feedPageQuery } from '../../src/routers/feed/feed.queries.js';
 import { newUser } from '../factories/index.js';
-import type { PlanNode } from '../factories/query-plan.js';
+import { genericPlanOf, type PlanNode } from '../factories/query-plan.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 /**
@@ -41,23 +41,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The generic plan PostgreSQL would keep for the statement (`explain (generic_plan)`: no values). */
-async function genericPlanOf(query: SqlQuery): Promise<PlanNode[]> {
-  const rows = await t.sql<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (generic_plan, format json) ${toNumberedParams(query).sql}`);
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    node.Plans?.forEach(walk);
-  };
-  walk(rows[0]!['QUERY PLAN'][0].Plan);
-  return nodes;
-}
-
 const summary = (nodes: PlanNode[]) => nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
 
 /** The territory's rows are read in index order (then stopped by the page's limit), not gathered and sorted. */
 async function expectOrderedRead(query: SqlQuery, table: string, index: string) {
-  const nodes = await genericPlanOf(query);
+  const nodes = await genericPlanOf(t, query);
   const reads = nodes.filter((n) => n['Relation Name'] === table && n['Index Name'] !== `${table}_pkey`);
   expect(
     reads.map((n) => `${n['Node Type']} on ${n['Index Name']}`),
