@@ -2,8 +2,8 @@
  * The chat scenarios and their seed, listed in scenarios.ts:
  * - chat history, first page and deep page: `GET /api/v1/chat/conversations/{id}/messages` on a channel of ~100k
  *   messages, newest page and pages by a cursor far back in the history, against a bare route doing the same work with
- *   `pg` as src/routers/chat/chat.service.ts `listMessages`: the conversation and territory access reads, the
- *   cursor's sequence number, the caller's blocks, then `messagesBeforeQuery` of chat.queries.ts;
+ *   `pg` as src/routers/chat/chat.service.ts `listMessages`: the conversation and territory access reads (the latter
+ *   names whom the caller blocked), the cursor's sequence number, then `messagesBeforeQuery` of chat.queries.ts;
  * - chat fan-out: 1000 subscribers (smoke: 50) of that channel over the tRPC WebSocket, each its own user and
  *   connection; a resident sends messages one after the other through the REST API and the time from the send to
  *   the first and to the last delivery is measured per message. No baseline: it is the live path's own figure.
@@ -14,7 +14,13 @@ import type pg from 'pg';
 import WebSocket from 'ws';
 import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
-import { type ConversationAccessRow, conversationAccessQuery, type MessageRow, messagesBeforeQuery } from '../src/routers/chat/chat.queries.js';
+import {
+  type ConversationAccessRow,
+  conversationAccessQuery,
+  type MessageRow,
+  messageSeqQuery,
+  messagesBeforeQuery,
+} from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
 import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -135,7 +141,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   const { id } = request.params as { id: string };
   const q = request.query as Record<string, string | undefined>;
   const viewer = await benchViewerId(pool);
-  const [conv] = await runOnPool<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
+  const [conv] = await runPreparedOnPool<ConversationAccessRow>(pool, conversationAccessQuery(id, viewer));
   if (!conv) return reply.code(404).send({ status: 404 });
   const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(conv.territory_id, viewer, null));
   const flags = access?.enabled_flags ?? [];
@@ -144,21 +150,12 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   }
   let beforeSeq: number | null = null;
   if (q.beforeMessageId) {
-    const { rows } = await pool.query<{ seq: number }>('select seq from chat_message where id = $1 and conversation_id = $2', [q.beforeMessageId, conv.id]);
-    if (!rows[0]) return reply.code(400).send({ status: 400 });
-    beforeSeq = Number(rows[0].seq);
+    const [row] = await runPreparedOnPool<{ seq: number }>(pool, messageSeqQuery(conv.id, q.beforeMessageId));
+    if (!row) return reply.code(400).send({ status: 400 });
+    beforeSeq = Number(row.seq);
   }
-  const { rows: blocked } = await pool.query<{ blocked_user_id: string }>('select blocked_user_id from user_block where blocker_user_id = $1', [viewer]);
   const limit = Number(q.limit ?? PAGE);
-  const rows = await runOnPool<MessageRow>(
-    pool,
-    messagesBeforeQuery(
-      conv.id,
-      beforeSeq,
-      blocked.map((b) => b.blocked_user_id),
-      limit + 1,
-    ),
-  );
+  const rows = await runOnPool<MessageRow>(pool, messagesBeforeQuery(conv.id, beforeSeq, access.blocked_user_ids ?? [], limit + 1));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -92,6 +92,21 @@ describe('chat.onMessage over the tRPC WebSocket', () => {
     sub.unsubscribe();
   });
 
+  it('leaves out messages of senders the reader blocked, as reading does', async () => {
+    const territory = await newTerritory(a, { flags: CHAT_FLAGS });
+    const [kept, blocked] = [await verifiedResident(a, territory), await verifiedResident(a, territory)];
+    const reader = await newVisitor(a, territory);
+    const blocking = await a.app.inject({ method: 'POST', url: `/api/v1/users/${blocked.id}/block`, headers: reader.headers });
+    expect(blocking.statusCode).toBeLessThan(300);
+    const channel = await chatApi(a).channelId(territory.id, kept, 'TERRITORY_PUBLIC');
+    const sub = await subscribe(reader, { conversationId: channel });
+    await send(channel, blocked, 'hidden');
+    await send(channel, kept, 'shown');
+    await expect.poll(() => sub.received.map((m) => m.text), { timeout: 15_000 }).toEqual(['shown']);
+    expect(sub.errors).toEqual([]);
+    sub.unsubscribe();
+  });
+
   it('resumes after lastEventId without gaps or repeats', async () => {
     const territory = await newTerritory(a, { flags: CHAT_FLAGS });
     const [me, them] = [await verifiedResident(a, territory), await verifiedResident(a, territory)];

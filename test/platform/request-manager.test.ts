@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareManager, withLazyFork } from '../../src/db/request-manager.js';
 import { runHotRead } from '../../src/db/sql.js';
 import { newAdmin, newResident, newTerritory } from '../factories/index.js';
+import { CHAT_FLAGS, chatApi, verifiedResident } from '../chat/helpers.js';
 import { clientToken, v2 } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -55,6 +56,25 @@ describe('the lazy fork of a REST request', () => {
     );
     expect(created.value.statusCode).toBe(201);
     expect(created.forks).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a chat history page, newest or by cursor, reads hot statements only: no fork', async () => {
+    const territory = await newTerritory(t, { flags: CHAT_FLAGS });
+    const writer = await verifiedResident(t, territory);
+    const api = chatApi(t);
+    const channel = await api.channelId(territory.id, writer, 'TERRITORY_PUBLIC');
+    for (const text of ['one', 'two', 'three']) expect((await api.send(channel, writer, { text })).statusCode).toBe(201);
+    const newest = await withForks(() => api.messages(channel, writer, '?limit=2'));
+    expect(newest.value.statusCode).toBe(200);
+    const page = newest.value.json() as { messages: { text: string }[]; nextCursor: { beforeCreatedAtUtc: string; beforeMessageId: string } };
+    expect(page.messages.map((m) => m.text)).toEqual(['three', 'two']);
+    expect(newest.forks).toBe(0);
+    const { beforeCreatedAtUtc, beforeMessageId } = page.nextCursor;
+    const older = await withForks(() =>
+      api.messages(channel, writer, `?limit=2&beforeCreatedAtUtc=${encodeURIComponent(beforeCreatedAtUtc)}&beforeMessageId=${beforeMessageId}`),
+    );
+    expect((older.value.json() as { messages: { text: string }[] }).messages.map((m) => m.text)).toEqual(['one']);
+    expect(older.forks).toBe(0);
   });
 
   it('a journeys screen computed from hot statements only makes no fork either; the client it acts through is given to a fork when one is made', async () => {

@@ -3,7 +3,7 @@
  * and the few facts about other users that starting a direct message needs.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn, pgArray, runSql, type SqlQuery } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoColumn, pgArray, runHotRead, runSql, type SqlQuery } from '../../db/sql.js';
 import type { ConversationKind, ConversationStatus, ParticipantRole } from '../../entities/chat.entity.js';
 import type { MediaType } from '../../entities/media.entity.js';
 import type { Visibility } from '../../entities/preferences.entity.js';
@@ -58,8 +58,9 @@ export function conversationAccessQuery(id: string, viewerId: string): SqlQuery 
   return { sql: `${CONVERSATION_ACCESS_SELECT} where c.id = ?`, params: [viewerId, id] };
 }
 
-export async function conversationForAccess(em: EntityManager, id: string, viewerId: string): Promise<ConversationAccessRow | null> {
-  const [row] = await runSql<ConversationAccessRow>(em, conversationAccessQuery(id, viewerId));
+/** A key lookup (the conversation, the viewer's participation): prepared, its generic plan is the custom one. */
+export async function conversationForAccess(source: HotReadSource, id: string, viewerId: string): Promise<ConversationAccessRow | null> {
+  const [row] = await runHotRead<ConversationAccessRow>(source, conversationAccessQuery(id, viewerId), { prepared: true });
   return row ?? null;
 }
 
@@ -127,8 +128,13 @@ export function firstSeqAtOrAfterQuery(conversationId: string, at: Date): SqlQue
   };
 }
 
-export async function messageSeqOf(em: EntityManager, conversationId: string, messageId: string): Promise<number | null> {
-  const [row] = await execSql<{ seq: number }>(em, 'select seq from chat_message where id = ? and conversation_id = ?', [messageId, conversationId]);
+/** The sequence number of a message of the conversation (a page's cursor, a read marker, a resumed stream). */
+export function messageSeqQuery(conversationId: string, messageId: string): SqlQuery {
+  return { sql: 'select seq from chat_message where id = ? and conversation_id = ?', params: [messageId, conversationId] };
+}
+
+export async function messageSeqOf(source: HotReadSource, conversationId: string, messageId: string): Promise<number | null> {
+  const [row] = await runHotRead<{ seq: number }>(source, messageSeqQuery(conversationId, messageId), { prepared: true });
   return row ? Number(row.seq) : null;
 }
 

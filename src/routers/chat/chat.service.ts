@@ -16,7 +16,7 @@
  * invitee; a new group waiting for approval notifies the territory's curators.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import type { ConversationKind, ConversationStatus } from '../../entities/chat.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -136,7 +136,7 @@ interface OpenConversation {
 
 /** The conversation (404), its territory's flags (404 CHAT_DISABLED), then the permission table (403). */
 async function openConversation(ctx: ServiceContext, conversationId: string, need: Need): Promise<OpenConversation> {
-  const conv = await conversationForAccess(ctx.em, conversationId, ctx.user.id);
+  const conv = await conversationForAccess(ctx, conversationId, ctx.user.id);
   if (!conv) throw notFound('Conversation');
   const access = await chatTerritory(ctx, conv.territory_id, KIND_FLAGS[conv.kind]);
   if (!allows(need, conv, access, ctx.user)) throw refusal(need, conv, ctx.user);
@@ -343,15 +343,15 @@ export async function getConversation(ctx: ServiceContext, input: { conversation
 }
 
 /** The sequence number below which a page starts (null: from the newest). */
-async function pageStart(em: EntityManager, conv: ConversationAccessRow, input: ListMessagesInput): Promise<number | null> {
+async function pageStart(source: HotReadSource, conv: ConversationAccessRow, input: ListMessagesInput): Promise<number | null> {
   const beforeId = input.beforeMessageId ?? input.before;
   if (beforeId) {
-    const seq = await messageSeqOf(em, conv.id, beforeId);
+    const seq = await messageSeqOf(source, conv.id, beforeId);
     if (seq === null) throw validationFailed(input.beforeMessageId ? 'beforeMessageId' : 'before', 'is not a message of this conversation');
     return seq;
   }
   if (input.beforeCreatedAtUtc) {
-    const [row] = await runSql<{ seq: number }>(em, firstSeqAtOrAfterQuery(conv.id, input.beforeCreatedAtUtc));
+    const [row] = await runHotRead<{ seq: number }>(source, firstSeqAtOrAfterQuery(conv.id, input.beforeCreatedAtUtc));
     return row ? Number(row.seq) : null;
   }
   return null;
@@ -363,10 +363,10 @@ async function pageStart(em: EntityManager, conv: ConversationAccessRow, input: 
  * blocked are left out.
  */
 export async function listMessages(ctx: ServiceContext, input: ListMessagesInput): Promise<MessagesOutput> {
-  const { conv } = await openConversation(ctx, input.conversationId, 'read');
-  const beforeSeq = await pageStart(ctx.em, conv, input);
-  const hidden = await blockedUserIdsOf(ctx.em, ctx.user.id);
-  const rows = await runSql<MessageRow>(ctx.em, messagesBeforeQuery(conv.id, beforeSeq, hidden, input.limit + 1));
+  const { conv, access } = await openConversation(ctx, input.conversationId, 'read');
+  const beforeSeq = await pageStart(ctx, conv, input);
+  // Whom the reader blocked came with the territory's access row; reads given `ctx` leave its manager unforked.
+  const rows = await runHotRead<MessageRow>(ctx, messagesBeforeQuery(conv.id, beforeSeq, access.blockedUserIds, input.limit + 1));
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   return {
@@ -570,9 +570,9 @@ export async function markRead(ctx: ServiceContext, input: MarkReadInput): Promi
  * history stays readable, but nothing will ever arrive live).
  */
 export async function openForReading(ctx: ServiceContext, conversationId: string) {
-  const { conv } = await openConversation(ctx, conversationId, 'read');
+  const { conv, access } = await openConversation(ctx, conversationId, 'read');
   if (conv.status === 'DISABLED') throw conflict('This conversation is DISABLED: it has no live messages.', 'CONVERSATION_NOT_ACTIVE');
-  return { lastSeq: Number(conv.last_seq), hidden: await blockedUserIdsOf(ctx.em, ctx.user.id) };
+  return { lastSeq: Number(conv.last_seq), hidden: access.blockedUserIds };
 }
 
 export { messageSeqOf, toMessage };
