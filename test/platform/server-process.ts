@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -57,6 +58,24 @@ export function spawnServer(cwd: string, env: Record<string, string>): ServerPro
       }
     },
   };
+}
+
+/**
+ * The real server started from the project's root with only `env` (and a data directory of its own, removed once it
+ * has exited), run until it exits: its exit code and stderr. For configurations it must refuse to start with; it is
+ * killed after 30 s if it does not exit.
+ */
+export async function serverExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'territory-refusal-'));
+  const server = spawnServer(ROOT, { DATA_DIR: dataDir, PORT: '0', ...env });
+  const timer = setTimeout(() => void server.kill(), 30_000);
+  try {
+    const { code } = await server.exited;
+    return { code, stderr: server.stderr() };
+  } finally {
+    clearTimeout(timer);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** Polls until `probe` returns something truthy; fails after `timeoutMs` or when the server process has exited. */

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { embeddedSuperuserUrl, startEmbeddedPostgres, superuserPasswordFile } from '../../src/db/embedded.js';
 import { APP_ROLE, ensureAppRole, isSuperuserConnection, mayRewriteAuditTrail, refuseSuperuserInProduction, SUPERUSER_REFUSAL } from '../../src/db/roles.js';
 import { BOSS_SCHEMA } from '../../src/jobs/boss.js';
-import { freePort } from '../platform/server-process.js';
+import { freePort, lines, serverExit } from '../platform/server-process.js';
 import { PRODUCTION_ENV } from '../platform/support.js';
 import { appDatabaseUrl, createTestApp, createTestDatabase, type TestApp } from '../setup/test-app.js';
 
@@ -21,33 +20,6 @@ async function sqlState(client: pg.Client, text: string, params: unknown[] = [])
   } catch (error) {
     return (error as { code?: string }).code ?? String(error);
   }
-}
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-/** The real server process (as production-refusals.test.ts starts it): exit code and stderr. */
-function startServer(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('node', ['--import', 'tsx', 'src/server.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: [join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
-        HOME: process.env.HOME ?? tmpdir(),
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-refusal-')),
-        PORT: '0',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stderr });
-    });
-  });
 }
 
 const PERMISSION_DENIED = '42501';
@@ -168,9 +140,9 @@ describe('the app connects as a least-privilege role (security finding 8)', () =
   });
 
   it('the server process exits 1 with the message on a superuser DATABASE_URL in production', async () => {
-    const { code, stderr } = await startServer({ ...PRODUCTION_ENV, DATABASE_URL: adminUrl });
+    const { code, stderr } = await serverExit({ ...PRODUCTION_ENV, DATABASE_URL: adminUrl });
     expect(code).toBe(1);
-    expect(stderr.split('\n').map((line) => line.trim())).toContain(SUPERUSER_REFUSAL);
+    expect(lines(stderr)).toContain(SUPERUSER_REFUSAL);
   });
 });
 

@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { buildApp, type BuiltApp } from '../../src/app.js';
+import { buildApp, type BuildOptions, type BuiltApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { withCredentials } from '../../src/db/roles.js';
 
@@ -35,34 +35,60 @@ export async function createTestDatabase(): Promise<string> {
   return url.toString();
 }
 
-const testConfig = (env: Record<string, string>) =>
-  loadConfig({
+/**
+ * The test settings (rate limits raised unless `env` sets them) with a data directory of their own (uploads, media),
+ * and its removal.
+ */
+function testConfig(env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'territory-test-data-'));
+  const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'territory-test-data-')),
+    DATA_DIR: dataDir,
     RateLimiting__PermitLimit: '100000',
     RateLimiting__Auth__PermitLimit: '100000',
     RateLimiting__FeedRead__PermitLimit: '100000',
     RateLimiting__Write__PermitLimit: '100000',
     ...env,
   });
+  return { config, removeDataDir: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+/** The app on `databaseUrl` with the test settings; closing it removes its data directory too. */
+async function buildTestApp(env: Record<string, string>, databaseUrl: string, options?: BuildOptions): Promise<BuiltApp> {
+  const { config, removeDataDir } = testConfig(env);
+  const built = await buildApp(config, databaseUrl, options).catch((error: unknown) => {
+    removeDataDir();
+    throw error;
+  });
+  return {
+    ...built,
+    async close() {
+      try {
+        await built.close();
+      } finally {
+        removeDataDir();
+      }
+    },
+  };
+}
 
 /**
  * A second API process on the database of `first` (its own data directory, no job workers): what crosses between
  * the two went through PostgreSQL (LISTEN/NOTIFY, shared counters). The caller closes it before `first`.
  */
 export const createSecondInstance = (first: TestApp, env: Record<string, string> = {}): Promise<BuiltApp> =>
-  buildApp(testConfig({ JOBS__ENABLED: 'false', ...env }), first.databaseUrl);
+  buildTestApp({ JOBS__ENABLED: 'false', ...env }, first.databaseUrl);
 
 /**
  * The real app (Fastify, tRPC, PostgreSQL, pg-boss) on its own database. Rate limits are raised unless a test
- * passes its own environment (the rate-limit tests do).
+ * passes its own environment (the rate-limit tests do); `options.extend` registers routes before the app is sealed.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options?: BuildOptions): Promise<TestApp> {
   const adminUrl = await createTestDatabase();
   // The app runs as in production: the least-privilege role, never the superuser.
   const databaseUrl = appDatabaseUrl(adminUrl);
-  const built = await buildApp(testConfig(env), databaseUrl);
+  const built = await buildTestApp(env, databaseUrl, options);
   const pool = new pg.Pool({ connectionString: adminUrl, max: 2 });
   return {
     ...built,
