@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { tracked, type TrackedEnvelope } from '@trpc/server';
-import { runSql } from '../../db/sql.js';
+import { runHotRead } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { mustStop, type SendBuffer, Wakeup } from '../../realtime/backpressure.js';
 import type { Realtime } from '../../realtime/realtime.js';
@@ -62,7 +62,7 @@ export async function liveMessages(
     await deps.realtime.listeningOn(CHAT_MESSAGE_CHANNEL);
     lastSeq = (await openForReading(fresh(), input.conversationId)).lastSeq;
     if (input.lastEventId) {
-      const resumed = await messageSeqOf(fresh().em, input.conversationId, input.lastEventId);
+      const resumed = await messageSeqOf(fresh(), input.conversationId, input.lastEventId);
       if (resumed !== null) lastSeq = resumed;
     }
   } catch (error) {
@@ -74,7 +74,7 @@ export async function liveMessages(
     if (mustStop(outlet)) return false;
     const { hidden } = await openForReading(fresh(), input.conversationId);
     for (;;) {
-      const rows = await runSql<MessageRow>(fresh().em, messagesAfterQuery(input.conversationId, lastSeq, hidden, BATCH));
+      const rows = await runHotRead<MessageRow>(fresh(), messagesAfterQuery(input.conversationId, lastSeq, hidden, BATCH));
       for (const row of rows) {
         // Checked before every message: what the client has not read stays bounded however many arrive.
         if (mustStop(outlet)) return false;
