@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareManager, withLazyFork } from '../../src/db/request-manager.js';
 import { runHotRead } from '../../src/db/sql.js';
-import { newAdmin, newResident, newTerritory } from '../factories/index.js';
+import { newId } from '../../src/platform/ids.js';
+import { newAdmin, newResident, newTerritory, newUser } from '../factories/index.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from '../chat/helpers.js';
 import { clientToken, v2 } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
@@ -75,6 +76,25 @@ describe('the lazy fork of a REST request', () => {
     );
     expect((older.value.json() as { messages: { text: string }[] }).messages.map((m) => m.text)).toEqual(['one']);
     expect(older.forks).toBe(0);
+  });
+
+  it("the caller's notifications, listed or paged, read hot statements only: no fork", async () => {
+    const user = await newUser(t);
+    const ids = [newId(), newId()];
+    for (const [i, id] of ids.entries()) {
+      await t.sql(
+        `insert into notification (id, user_id, type, title, body, data, source_key, created_at_utc)
+       values ($1::uuid, $2, 'POST_CREATED', $3, 'b', '{}', $1::text, now() + make_interval(secs => $4))`,
+        [id, user.id, `n${i}`, i],
+      );
+    }
+    const listed = await withForks(() => t.app.inject({ method: 'GET', url: '/api/v1/notifications', headers: user.headers }));
+    expect(listed.value.statusCode).toBe(200);
+    expect((listed.value.json() as { title: string }[]).map((n) => n.title)).toEqual(['n1', 'n0']);
+    expect(listed.forks).toBe(0);
+    const paged = await withForks(() => t.app.inject({ method: 'GET', url: '/api/v1/notifications/paged?pageNumber=1&pageSize=1', headers: user.headers }));
+    expect(paged.value.json()).toMatchObject({ totalCount: 2, items: [{ title: 'n1' }] });
+    expect(paged.forks).toBe(0);
   });
 
   it('a journeys screen computed from hot statements only makes no fork either; the client it acts through is given to a fork when one is made', async () => {

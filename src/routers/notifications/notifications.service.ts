@@ -1,6 +1,5 @@
-import { execSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NotificationType } from '../../entities/notification.entity.js';
 import { notFound } from '../../platform/problems.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -33,25 +32,19 @@ function toOutput(r: NotificationRow): NotificationOutput {
 
 /** The caller's notifications, newest first (index notification_user_created_idx). */
 export async function listMine(ctx: ServiceContext, input: { skip: number; take: number }) {
-  const { em } = ctx;
-  const userId = ctx.user.id;
-  const { skip, take } = input;
-  const rows = await execSql<NotificationRow>(
-    em,
-    `select ${COLUMNS} from notification where user_id = ? order by created_at_utc desc, id desc limit ? offset ?`,
-    [userId, take, skip],
-  );
+  const rows = await runHotRead<NotificationRow>(ctx, {
+    sql: `select ${COLUMNS} from notification where user_id = ? order by created_at_utc desc, id desc limit ? offset ?`,
+    params: [ctx.user.id, input.take, input.skip],
+  });
   return rows.map(toOutput);
 }
 
 export async function pageMine(ctx: ServiceContext, input: { pageNumber: number; pageSize: number }) {
-  const { em } = ctx;
-  const userId = ctx.user.id;
   const { pageNumber, pageSize } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
     listMine(ctx, { skip: offset, take: limit }),
-    execSql<{ n: string }>(em, 'select count(*)::text as n from notification where user_id = ?', [userId]),
+    runHotRead<{ n: string }>(ctx, { sql: 'select count(*)::text as n from notification where user_id = ?', params: [ctx.user.id] }, { prepared: true }),
   ]);
   return toPage(rows, Number(count[0]?.n ?? 0), pageNumber, pageSize);
 }
@@ -74,9 +67,16 @@ export async function markRead(ctx: ServiceContext, input: { id: string }) {
   return toOutput(row);
 }
 
-/** One of the user's notifications, or null (the real-time stream loads what a NOTIFY names). */
-export async function findMine(em: EntityManager, userId: string, id: string) {
-  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where id = ? and user_id = ?`, [id, userId]);
+/**
+ * One of the user's notifications, or null (the real-time stream loads what a NOTIFY names, for each subscriber: a
+ * key lookup, prepared).
+ */
+export async function findMine(source: HotReadSource, userId: string, id: string) {
+  const rows = await runHotRead<NotificationRow>(
+    source,
+    { sql: `select ${COLUMNS} from notification where id = ? and user_id = ?`, params: [id, userId] },
+    { prepared: true },
+  );
   return rows[0] ? toOutput(rows[0]) : null;
 }
 
@@ -84,22 +84,20 @@ export async function findMine(em: EntityManager, userId: string, id: string) {
  * The user's notifications created after `afterId` (ids are time-ordered UUIDv7), oldest first: what a
  * reconnecting subscriber missed.
  */
-export async function listMineAfter(em: EntityManager, userId: string, afterId: string, limit: number) {
-  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`, [
-    userId,
-    afterId,
-    limit,
-  ]);
+export async function listMineAfter(source: HotReadSource, userId: string, afterId: string, limit: number) {
+  const rows = await runHotRead<NotificationRow>(source, {
+    sql: `select ${COLUMNS} from notification where user_id = ? and id > ? order by id limit ?`,
+    params: [userId, afterId, limit],
+  });
   return rows.map(toOutput);
 }
 
 /** The user's notifications created since `since`, oldest first (catch-up when nothing was delivered yet). */
-export async function listMineSince(em: EntityManager, userId: string, since: Date, limit: number) {
-  const rows = await execSql<NotificationRow>(em, `select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`, [
-    userId,
-    since,
-    limit,
-  ]);
+export async function listMineSince(source: HotReadSource, userId: string, since: Date, limit: number) {
+  const rows = await runHotRead<NotificationRow>(source, {
+    sql: `select ${COLUMNS} from notification where user_id = ? and created_at_utc >= ? order by id limit ?`,
+    params: [userId, since, limit],
+  });
   return rows.map(toOutput);
 }
 
