@@ -130,26 +130,38 @@ export class JobRunner {
     for (const job of JOBS) await this.register(job);
   }
 
+  /** This process's worker of each queue (pg-boss's worker id), when it runs workers. */
+  private readonly workerIds = new Map<string, string>();
+
   /** One worker per queue (batch size 1: a thrown job fails alone) and its schedule, from the job's definition. */
   private async register(job: JobDefinition) {
     const options = job.pollingIntervalSeconds === undefined ? {} : { pollingIntervalSeconds: job.pollingIntervalSeconds };
-    await this.boss.work(job.queue, options, async ([sent]) => {
+    const workerId = await this.boss.work(job.queue, options, async ([sent]) => {
       if (!sent) return;
       // A payload that does not match its schema fails the job here (visible to operators), before any work.
       const payload = job.payload.parse(sent.data ?? {});
       await job.handle({ em: this.orm.em.fork(), storage: this.storage, clock, config: this.config, send: (next, data) => this.send(next, data) }, payload);
     });
+    this.workerIds.set(job.queue, workerId);
     if (job.schedule) await this.boss.schedule(job.queue, job.schedule, {});
   }
 
-  /** Sends a job of a registered queue; the payload is checked against the queue's schema first. */
+  /**
+   * Sends a job of a registered queue; the payload is checked against the queue's schema first. When this process
+   * runs the queue's worker, the worker fetches at once instead of after its polling interval (the job is committed:
+   * pg-boss sends on its own pool), so e.g. the outbox's dispatch starts as soon as a commit announces new rows.
+   */
   async send<P extends JobDefinition>(job: P, payload: Parameters<P['payload']['parse']>[0]) {
-    return this.boss.send(job.queue, job.payload.parse(payload) as object);
+    const id = await this.boss.send(job.queue, job.payload.parse(payload) as object);
+    const workerId = this.workerIds.get(job.queue);
+    if (workerId) this.boss.notifyWorker(workerId);
+    return id;
   }
 
   async stop() {
     if (!this.started) return;
     this.started = false;
+    this.workerIds.clear();
     await this.boss.stop({ graceful: true, timeout: 10_000 });
   }
 
