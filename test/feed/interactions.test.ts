@@ -102,6 +102,10 @@ describe('comments', () => {
     expect((await inject('POST', `/api/v1/users/${troll.id}/block`, author)).statusCode).toBeLessThan(300);
     const page = await inject('GET', `/api/v1/feed/${post.id}/comments`, author);
     expect(page.json()).toMatchObject({ totalCount: 1, items: [{ id: kind.json().id }] });
+    // A post by someone I blocked is not mine to read, comments included.
+    const trollPost = await postOk(t, troll, territory.id);
+    expect((await inject('GET', `/api/v1/feed/${trollPost.id}/comments`, author)).statusCode).toBe(404);
+    expect((await inject('GET', `/api/v1/feed/${trollPost.id}/comments`, neighbour)).statusCode).toBe(200);
   });
 
   it('is 400 for empty or too long content (nothing written), 404 for posts I cannot see, 401 without a token', async () => {
@@ -114,6 +118,7 @@ describe('comments', () => {
     expect((await inject('POST', `/api/v1/feed/${post.id}/comments`, visitor, { content: 'hi' })).statusCode).toBe(404);
     expect((await inject('GET', `/api/v1/feed/${post.id}/comments`, visitor)).statusCode).toBe(404);
     expect((await inject('POST', `/api/v1/feed/${UNKNOWN_ID}/comments`, neighbour, { content: 'hi' })).statusCode).toBe(404);
+    expect((await inject('GET', `/api/v1/feed/${UNKNOWN_ID}/comments`, neighbour)).statusCode).toBe(404);
     expect(await countRows(t, 'post_comment', 'post_id = $1', [post.id])).toBe(0);
     expect(await item(author, post.id)).toMatchObject({ commentCount: 0 });
     expect((await inject('POST', `/api/v1/feed/${post.id}/comments`, undefined, { content: 'hi' })).statusCode).toBe(401);

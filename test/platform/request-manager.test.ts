@@ -78,6 +78,26 @@ describe('the lazy fork of a REST request', () => {
     expect(older.forks).toBe(0);
   });
 
+  it("a post's comments page reads hot statements only (its access row names whom the reader blocked): no fork", async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const auth = { authorization: `Bearer ${resident.token}`, 'content-type': 'application/json' };
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/feed',
+      headers: auth,
+      payload: { territoryId: territory.id, title: 'Comments', content: 'Read without a fork.', type: 'POST', visibility: 'RESIDENTS_ONLY' },
+    });
+    expect(posted.statusCode).toBe(201);
+    const postId = (posted.json() as { id: string }).id;
+    const commented = await t.app.inject({ method: 'POST', url: `/api/v1/feed/${postId}/comments`, headers: auth, payload: { content: 'First' } });
+    expect(commented.statusCode).toBe(201);
+    const page = await withForks(() => t.app.inject({ method: 'GET', url: `/api/v1/feed/${postId}/comments`, headers: auth }));
+    expect(page.value.statusCode).toBe(200);
+    expect(page.value.json()).toMatchObject({ totalCount: 1, items: [{ content: 'First' }] });
+    expect(page.forks).toBe(0);
+  });
+
   it("the caller's notifications, listed or paged, read hot statements only: no fork", async () => {
     const user = await newUser(t);
     const ids = [newId(), newId()];

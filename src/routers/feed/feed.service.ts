@@ -1,5 +1,5 @@
 import { type EntityManager, ForeignKeyConstraintViolationException } from '@mikro-orm/postgresql';
-import { execSql, pgArray, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, pgArray, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -7,7 +7,6 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
-import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrl } from '../media/media.service.js';
 import { residentIdsOf } from '../memberships/memberships.queries.js';
 import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
@@ -65,22 +64,29 @@ const hiddenPostsSeenBy = (access: TerritoryAccess): FeedViewer['seesHidden'] =>
 
 /**
  * Whether the caller may see the post: published, by someone they did not block, and in a visible layer (rule 4,
- * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule). `readsHidden`: a HIDDEN post (a moderation
- * sanction) is still seen, read-only, by its author and the territory's curators and moderators; interactions
- * (like, comment, share, edit) never reach it.
+ * `TerritoryAccess.seesResidentsOnly`; the map applies the same rule), given their access to its territory (which
+ * also names whom they blocked). `readsHidden`: a HIDDEN post (a moderation sanction) is still seen, read-only, by
+ * its author and the territory's curators and moderators; interactions (like, comment, share, edit) never reach it.
  */
-async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess, readsHidden = false): Promise<boolean> {
+function seesPost(user: AuthUser, post: PostFacts, access: TerritoryAccess, readsHidden: boolean): boolean {
   const hidden = post.status === 'HIDDEN' && readsHidden;
   if (post.status !== 'PUBLISHED' && !hidden) return false;
-  if ((await blockedUserIdsOf(em, user.id)).includes(post.author_user_id)) return false;
+  if (access.blockedUserIds.includes(post.author_user_id)) return false;
   if (post.author_user_id === user.id) return true;
   if (!hidden && post.visibility === 'PUBLIC') return true;
-  const territory = access ?? (await accessToPostTerritory(em, user, post));
-  if (hidden && !seesAllHidden(territory)) return false;
-  return post.visibility === 'PUBLIC' || territory.seesResidentsOnly;
+  if (hidden && !seesAllHidden(access)) return false;
+  return post.visibility === 'PUBLIC' || access.seesResidentsOnly;
+}
+
+/** `seesPost`, reading the caller's access to the post's territory unless given. */
+async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess, readsHidden = false): Promise<boolean> {
+  return seesPost(user, post, access ?? (await accessToPostTerritory(em, user, post)), readsHidden);
 }
 
 const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
+/** A post's facts by its key: prepared; on the transaction's connection inside one (src/db/sql.ts `runHotRead`). */
+const postFacts = async (source: HotReadSource, postId: string): Promise<PostFacts | undefined> =>
+  (await runHotRead<PostFacts>(source, { sql: POST_FACTS, params: [postId] }, { prepared: true }))[0];
 
 /**
  * Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility,
@@ -88,7 +94,7 @@ const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility 
  * `includeHidden` is false.
  */
 export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string, opts: { includeHidden?: boolean } = {}): Promise<boolean> {
-  const [post] = await execSql<PostFacts>(em, POST_FACTS, [postId]);
+  const post = await postFacts(em, postId);
   return post !== undefined && (await canSee(em, viewer, post, undefined, opts.includeHidden ?? true));
 }
 
@@ -97,7 +103,7 @@ export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: st
  * `readsHidden` for reads only (see `canSee`).
  */
 async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false, readsHidden = false): Promise<PostFacts> {
-  const [post] = await execSql<PostFacts>(em, `${POST_FACTS}${lock ? ' for update' : ''}`, [postId]);
+  const [post] = lock ? await execSql<PostFacts>(em, `${POST_FACTS} for update`, [postId]) : [await postFacts(em, postId)];
   if (!post || !(await canSee(em, user, post, undefined, readsHidden))) throw postNotFound();
   return post;
 }
@@ -452,13 +458,16 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
 
 /** A visible post's comments, oldest first; comments by users the caller blocked are hidden. */
 export async function pageComments(ctx: ServiceContext, input: { id: string; pageNumber: number; pageSize: number }) {
-  const { em, user } = ctx;
+  const { user } = ctx;
   const { id: postId, pageNumber, pageSize } = input;
-  await visiblePost(em, user, postId, false, true);
-  const blocked = await blockedUserIdsOf(em, user.id);
+  // Reads given `ctx` run on the pool without forking its manager; the access row names whom the caller blocked.
+  const post = await postFacts(ctx, postId);
+  const access = post && (await requireTerritory(ctx, post.territory_id, { status: 'ANY' }));
+  if (!post || !access || !seesPost(user, post, access, true)) throw postNotFound();
+  const blocked = access.blockedUserIds;
   const [rows, count] = await Promise.all([
-    runSql<CommentRow>(em, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
-    runSql<{ total: number }>(em, commentsCountQuery(postId, blocked)),
+    runHotRead<CommentRow>(ctx, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
+    runHotRead<{ total: number }>(ctx, commentsCountQuery(postId, blocked)),
   ]);
   const items: CommentOutput[] = rows.map((r) => ({
     id: r.id,
