@@ -49,8 +49,8 @@ interface PostFacts {
 }
 
 /** What the user is in the post's territory (whatever its status: the post's own state decides what is seen). */
-const accessToPostTerritory = (em: EntityManager, user: AuthUser, post: PostFacts) =>
-  requireTerritory({ em, user, sessionId: null }, post.territory_id, { status: 'ANY' });
+const accessToPostTerritory = (ctx: Pick<ServiceContext, 'em' | 'user' | 'sessionId'>, post: PostFacts) =>
+  requireTerritory(ctx, post.territory_id, { status: 'ANY' });
 
 /** Who still sees HIDDEN posts of a territory besides their authors (DESIGN 14): its curators and moderators. */
 export const seesAllHidden = (access: TerritoryAccess) => access.holds('CURATOR', 'MODERATOR');
@@ -80,7 +80,7 @@ function seesPost(user: AuthUser, post: PostFacts, access: TerritoryAccess, read
 
 /** `seesPost`, reading the caller's access to the post's territory unless given. */
 async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess, readsHidden = false): Promise<boolean> {
-  return seesPost(user, post, access ?? (await accessToPostTerritory(em, user, post)), readsHidden);
+  return seesPost(user, post, access ?? (await accessToPostTerritory({ em, user, sessionId: null }, post)), readsHidden);
 }
 
 const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
@@ -360,7 +360,7 @@ export async function deletePost(ctx: ServiceContext, input: { id: string }): Pr
   await em.transactional(async (tx) => {
     const [post] = await execSql<PostFacts>(tx, `${POST_FACTS} for update`, [postId]);
     if (!post) throw postNotFound();
-    const access = await accessToPostTerritory(tx, user, post);
+    const access = await accessToPostTerritory({ em: tx, user, sessionId: null }, post);
     const curator = access.holds('CURATOR');
     const author = post.author_user_id === user.id;
     if (!curator) {
@@ -462,8 +462,9 @@ export async function pageComments(ctx: ServiceContext, input: { id: string; pag
   const { id: postId, pageNumber, pageSize } = input;
   // Reads given `ctx` run on the pool without forking its manager; the access row names whom the caller blocked.
   const post = await postFacts(ctx, postId);
-  const access = post && (await requireTerritory(ctx, post.territory_id, { status: 'ANY' }));
-  if (!post || !access || !seesPost(user, post, access, true)) throw postNotFound();
+  if (!post) throw postNotFound();
+  const access = await accessToPostTerritory(ctx, post);
+  if (!seesPost(user, post, access, true)) throw postNotFound();
   const blocked = access.blockedUserIds;
   const [rows, count] = await Promise.all([
     runHotRead<CommentRow>(ctx, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
