@@ -5,6 +5,8 @@ import { runHotRead } from '../../src/db/sql.js';
 import { newId } from '../../src/platform/ids.js';
 import { newAdmin, newResident, newTerritory, newUser } from '../factories/index.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from '../chat/helpers.js';
+import { newEvent, newMapEntity, newPost } from '../factories/content.js';
+import { listItem, openStore } from '../marketplace/money-helpers.js';
 import { clientToken, v2 } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -115,6 +117,60 @@ describe('the lazy fork of a REST request', () => {
     const paged = await withForks(() => t.app.inject({ method: 'GET', url: '/api/v1/notifications/paged?pageNumber=1&pageSize=1', headers: user.headers }));
     expect(paged.value.json()).toMatchObject({ totalCount: 2, items: [{ title: 'n1' }] });
     expect(paged.forks).toBe(0);
+  });
+
+  it("the marketplace's reads (a store, the stores, an item, the caller's checkouts and inquiries, fees, fiscal, plans) make no fork", async () => {
+    const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    const owner = await verifiedResident(t, territory);
+    const storeId = await openStore(t, owner, territory);
+    const itemId = await listItem(t, owner, storeId);
+    const reads: Array<[string, (body: unknown) => void]> = [
+      [`/api/v1/stores/${storeId}`, (b) => expect(b).toMatchObject({ id: storeId, contact: { email: 'b@example.org' } })],
+      [`/api/v1/stores?territoryId=${territory.id}`, (b) => expect(b).toMatchObject([{ id: storeId }])],
+      [`/api/v1/items/${itemId}`, (b) => expect(b).toMatchObject({ id: itemId, storeId })],
+      [`/api/v1/stores/${storeId}/orders`, (b) => expect(b).toEqual([])],
+      ['/api/v1/checkouts/me/paged', (b) => expect(b).toMatchObject({ totalCount: 0, items: [] })],
+      ['/api/v1/inquiries/received/paged', (b) => expect(b).toMatchObject({ totalCount: 0, items: [] })],
+      [`/api/v1/territories/${territory.id}/platform-fees`, (b) => expect(b).toMatchObject({ territoryId: territory.id })],
+      [`/api/v1/territories/${territory.id}/fiscal-pack`, (b) => expect(b).toMatchObject({ territoryId: territory.id })],
+      [`/api/v1/territories/${territory.id}/payment-methods`, (b) => expect(b).toMatchObject({ territoryId: territory.id })],
+      ['/api/v1/subscription-plans', (b) => expect(Array.isArray(b)).toBe(true)],
+    ];
+    for (const [url, check] of reads) {
+      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: owner.headers }));
+      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
+      check(read.value.json());
+      expect(read.forks, url).toBe(0);
+    }
+  });
+
+  it("a post, an event, the caller's posts, map entities, moderation rules and chat lists read without a fork", async () => {
+    const territory = await newTerritory(t, { flags: CHAT_FLAGS });
+    const resident = await verifiedResident(t, territory);
+    const postId = await newPost(t, { territoryId: territory.id, authorUserId: resident.id, title: 'Read on the pool' });
+    const eventId = await newEvent(t, { territoryId: territory.id, createdByUserId: resident.id, title: 'Fair' });
+    const entityId = await newMapEntity(t, { territoryId: territory.id, createdByUserId: resident.id, name: 'Square', status: 'VALIDATED' });
+    const api = chatApi(t);
+    // The first listing creates the channels (a write); later listings read them.
+    const channel = await api.channelId(territory.id, resident, 'TERRITORY_PUBLIC');
+    const reads: Array<[string, (body: unknown) => void]> = [
+      [`/api/v1/feed/${postId}`, (b) => expect(b).toMatchObject({ id: postId, title: 'Read on the pool' })],
+      ['/api/v1/feed/me/paged', (b) => expect(b).toMatchObject({ totalCount: 1, items: [{ id: postId }] })],
+      [`/api/v1/events/${eventId}`, (b) => expect(b).toMatchObject({ id: eventId, title: 'Fair' })],
+      [`/api/v1/events/paged?territoryId=${territory.id}`, (b) => expect(b).toMatchObject({ totalCount: 1, items: [{ id: eventId }] })],
+      [`/api/v1/map/entities/paged?territoryId=${territory.id}`, (b) => expect(b).toMatchObject({ totalCount: 1, items: [{ id: entityId }] })],
+      [`/api/v1/territories/${territory.id}/moderation-rules`, (b) => expect(Array.isArray(b)).toBe(true)],
+      [`/api/v1/territories/${territory.id}/chat/channels`, (b) => expect((b as { channels: { id: string }[] }).channels.map((c) => c.id)).toContain(channel)],
+      [`/api/v1/territories/${territory.id}/chat/groups`, (b) => expect(b).toMatchObject({ groups: [] })],
+      [`/api/v1/chat/conversations/${channel}`, (b) => expect(b).toMatchObject({ id: channel })],
+      [`/api/v1/chat/conversations/${channel}/participants`, (b) => expect(b).toMatchObject({ conversationId: channel })],
+    ];
+    for (const [url, check] of reads) {
+      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: resident.headers }));
+      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
+      check(read.value.json());
+      expect(read.forks, url).toBe(0);
+    }
   });
 
   it('a journeys screen computed from hot statements only makes no fork either; the client it acts through is given to a fork when one is made', async () => {

@@ -3,7 +3,7 @@
  * and the few facts about other users that starting a direct message needs.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, type HotReadSource, isoColumn, pgArray, runHotRead, runSql, type SqlQuery } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoColumn, pgArray, runHotRead, type SqlQuery } from '../../db/sql.js';
 import type { ConversationKind, ConversationStatus, ParticipantRole } from '../../entities/chat.entity.js';
 import type { MediaType } from '../../entities/media.entity.js';
 import type { Visibility } from '../../entities/preferences.entity.js';
@@ -143,8 +143,8 @@ export async function messageById(em: EntityManager, messageId: string): Promise
   return row ?? null;
 }
 
-export async function conversationById(em: EntityManager, id: string, viewerId: string): Promise<ConversationRow | null> {
-  const [row] = await runSql<ConversationRow>(em, conversationByIdQuery(id, viewerId));
+export async function conversationById(source: HotReadSource, id: string, viewerId: string): Promise<ConversationRow | null> {
+  const [row] = await runHotRead<ConversationRow>(source, conversationByIdQuery(id, viewerId), { prepared: true });
   return row ?? null;
 }
 

@@ -16,7 +16,7 @@
  * invitee; a new group waiting for approval notifies the territory's curators.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import type { ConversationKind, ConversationStatus } from '../../entities/chat.entity.js';
 import type { TerritoryFeatureFlag } from '../../entities/territory.entity.js';
@@ -171,8 +171,8 @@ function toMessage(r: MessageRow): MessageOutput {
   };
 }
 
-async function loadConversation(em: EntityManager, id: string, viewerId: string): Promise<ConversationOutput> {
-  const row = await conversationById(em, id, viewerId);
+async function loadConversation(source: HotReadSource, id: string, viewerId: string): Promise<ConversationOutput> {
+  const row = await conversationById(source, id, viewerId);
   if (!row) throw notFound('Conversation');
   return toConversation(row);
 }
@@ -181,26 +181,29 @@ async function loadConversation(em: EntityManager, id: string, viewerId: string)
 
 /**
  * The channels the caller may read, created on first listing when their flags are on: the public channel for
- * members, the residents channel for identity-Verified residents.
+ * members, the residents channel for identity-Verified residents. A listing reads them first, on the pool; only
+ * when one the caller may read is missing does it create the enabled ones (idempotent inserts) and read again.
  */
 export async function listChannels(ctx: ServiceContext, input: { territoryId: string }) {
   const access = await chatTerritory(ctx, input.territoryId);
   if (!access.hasFlag('CHATTERITORYPUBLICCHANNEL') && !access.hasFlag('CHATTERITORYRESIDENTSCHANNEL')) throw chatDisabled();
   if (!access.isMember) throw forbidden('Only members of this territory can open its chat channels.', 'NOT_MEMBER');
   const enabled = (['TERRITORY_PUBLIC', 'TERRITORY_RESIDENTS'] as const).filter((kind) => access.hasFlag(KIND_FLAGS[kind]));
-  for (const kind of enabled) {
-    await execSql(
-      ctx.em,
-      `insert into chat_conversation (id, created_at_utc, territory_id, kind, status, name, description, created_by_user_id, direct_key, last_seq, updated_at_utc)
-       values (?, ?, ?, ?, 'ACTIVE', ?, null, null, null, 0, ?) on conflict do nothing`,
-      [newId(), ctx.clock.now(), access.territoryId, kind, CHANNEL_NAMES[kind], ctx.clock.now()],
-    );
-  }
   const readable = enabled.filter((kind) => kind === 'TERRITORY_PUBLIC' || isVerifiedResident(ctx.user, access));
-  const rows =
-    readable.length === 0
-      ? []
-      : await runSql<ConversationRow>(ctx.em, territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], ctx.user.id));
+  if (readable.length === 0) return { territoryId: access.territoryId, channels: [] };
+  const channels = territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], ctx.user.id);
+  let rows = await runHotRead<ConversationRow>(ctx, channels, { prepared: true });
+  if (rows.length < readable.length) {
+    for (const kind of enabled) {
+      await execSql(
+        ctx.em,
+        `insert into chat_conversation (id, created_at_utc, territory_id, kind, status, name, description, created_by_user_id, direct_key, last_seq, updated_at_utc)
+         values (?, ?, ?, ?, 'ACTIVE', ?, null, null, null, 0, ?) on conflict do nothing`,
+        [newId(), ctx.clock.now(), access.territoryId, kind, CHANNEL_NAMES[kind], ctx.clock.now()],
+      );
+    }
+    rows = await runHotRead<ConversationRow>(ctx, channels, { prepared: true });
+  }
   return { territoryId: access.territoryId, channels: rows.map(toConversation) };
 }
 
@@ -208,7 +211,7 @@ export async function listChannels(ctx: ServiceContext, input: { territoryId: st
 export async function listGroups(ctx: ServiceContext, input: { territoryId: string }) {
   const access = await chatTerritory(ctx, input.territoryId, 'CHATGROUPS');
   if (!access.is('member', 'CURATOR', 'MODERATOR')) throw forbidden('Only members of this territory can list its chat groups.', 'NOT_MEMBER');
-  const rows = await runSql<ConversationRow>(ctx.em, territoryConversationsQuery(access.territoryId, ['GROUP'], ['ACTIVE'], ctx.user.id));
+  const rows = await runHotRead<ConversationRow>(ctx, territoryConversationsQuery(access.territoryId, ['GROUP'], ['ACTIVE'], ctx.user.id));
   return { territoryId: access.territoryId, groups: rows.map(toConversation) };
 }
 
@@ -339,7 +342,7 @@ async function assertNotBlocked(em: EntityManager, a: string, b: string) {
 
 export async function getConversation(ctx: ServiceContext, input: { conversationId: string }): Promise<ConversationOutput> {
   const { conv } = await openConversation(ctx, input.conversationId, 'view');
-  return loadConversation(ctx.em, conv.id, ctx.user.id);
+  return loadConversation(ctx, conv.id, ctx.user.id);
 }
 
 /** The sequence number below which a page starts (null: from the newest). */
@@ -449,7 +452,7 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessageInput):
 /** Participants with their read markers, to whoever may see the conversation. */
 export async function listParticipants(ctx: ServiceContext, input: { conversationId: string }) {
   const { conv } = await openConversation(ctx, input.conversationId, 'view');
-  const rows = await runSql<ParticipantRow>(ctx.em, participantsQuery(conv.id));
+  const rows = await runHotRead<ParticipantRow>(ctx, participantsQuery(conv.id));
   return {
     conversationId: conv.id,
     participants: rows.map((r) => ({

@@ -3,7 +3,8 @@
  * service and the payments service (which answers simulate-payment with the checkout).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn, pgArray } from '../../db/sql.js';
+import { managerOf } from '../../db/request-manager.js';
+import { execSql, type HotReadSource, isoColumn, pgArray, runHotRead } from '../../db/sql.js';
 import type { CheckoutStatus, PaymentMethod } from '../../entities/checkout.entity.js';
 import type { PaymentProvider, PaymentStatus } from '../../entities/payment.entity.js';
 import type { CheckoutOutput } from './checkouts.schemas.js';
@@ -34,32 +35,37 @@ const COLUMNS = `c.id, c.territory_id, c.store_id, c.buyer_user_id, c.seller_use
   ${isoColumn('c.created_at_utc')} as created_at_utc, ${isoColumn('c.updated_at_utc')} as updated_at_utc`;
 const FROM = 'from checkout c join store s on s.id = c.store_id';
 
-export async function checkoutRow(em: EntityManager, id: string, opts: { lock?: boolean } = {}): Promise<CheckoutRow | undefined> {
-  const [row] = await execSql<CheckoutRow>(em, `select ${COLUMNS} ${FROM} where c.id = ?::uuid${opts.lock ? ' for update of c' : ''}`, [id]);
+const BY_ID = `select ${COLUMNS} ${FROM} where c.id = ?::uuid`;
+/** A checkout by its key: locked on the transaction's connection, or a prepared read (src/db/sql.ts `runHotRead`). */
+export async function checkoutRow(source: HotReadSource, id: string, opts: { lock?: boolean } = {}): Promise<CheckoutRow | undefined> {
+  const [row] = opts.lock
+    ? await execSql<CheckoutRow>(managerOf(source), `${BY_ID} for update of c`, [id])
+    : await runHotRead<CheckoutRow>(source, { sql: BY_ID, params: [id] }, { prepared: true });
   return row;
 }
 
 /** A buyer's checkouts, newest first (`checkout_buyer_idx`). */
-export function buyerCheckoutRows(em: EntityManager, buyerUserId: string, offset: number, limit: number): Promise<CheckoutRow[]> {
-  return execSql<CheckoutRow>(em, `select ${COLUMNS} ${FROM} where c.buyer_user_id = ? order by c.created_at_utc desc, c.id desc offset ?::int limit ?::int`, [
-    buyerUserId,
-    offset,
-    limit,
-  ]);
+export function buyerCheckoutRows(source: HotReadSource, buyerUserId: string, offset: number, limit: number): Promise<CheckoutRow[]> {
+  return runHotRead<CheckoutRow>(source, {
+    sql: `select ${COLUMNS} ${FROM} where c.buyer_user_id = ? order by c.created_at_utc desc, c.id desc offset ?::int limit ?::int`,
+    params: [buyerUserId, offset, limit],
+  });
 }
 
-export async function buyerCheckoutCount(em: EntityManager, buyerUserId: string): Promise<number> {
-  const [row] = await execSql<{ total: number }>(em, 'select count(*)::int as total from checkout where buyer_user_id = ?', [buyerUserId]);
+export async function buyerCheckoutCount(source: HotReadSource, buyerUserId: string): Promise<number> {
+  const [row] = await runHotRead<{ total: number }>(source, {
+    sql: 'select count(*)::int as total from checkout where buyer_user_id = ?',
+    params: [buyerUserId],
+  });
   return row?.total ?? 0;
 }
 
 /** A store's orders, newest first (`checkout_store_idx`). */
-export function storeCheckoutRows(em: EntityManager, storeId: string, offset: number, limit: number): Promise<CheckoutRow[]> {
-  return execSql<CheckoutRow>(em, `select ${COLUMNS} ${FROM} where c.store_id = ? order by c.created_at_utc desc, c.id desc offset ?::int limit ?::int`, [
-    storeId,
-    offset,
-    limit,
-  ]);
+export function storeCheckoutRows(source: HotReadSource, storeId: string, offset: number, limit: number): Promise<CheckoutRow[]> {
+  return runHotRead<CheckoutRow>(source, {
+    sql: `select ${COLUMNS} ${FROM} where c.store_id = ? order by c.created_at_utc desc, c.id desc offset ?::int limit ?::int`,
+    params: [storeId, offset, limit],
+  });
 }
 
 interface ItemRow {
@@ -94,18 +100,17 @@ export async function paymentOfCheckout(em: EntityManager, checkoutId: string, o
 }
 
 /** The wire shape of checkouts (their lines and payment), in the order given. */
-export async function toCheckoutOutputs(em: EntityManager, rows: CheckoutRow[]): Promise<CheckoutOutput[]> {
+export async function toCheckoutOutputs(source: HotReadSource, rows: CheckoutRow[]): Promise<CheckoutOutput[]> {
   if (rows.length === 0) return [];
   const ids = pgArray(rows.map((r) => r.id));
   const [items, payments] = await Promise.all([
-    execSql<ItemRow>(
-      em,
-      `select checkout_id, item_id, title_snapshot, quantity, unit_price_in_cents::text as unit_price_in_cents,
+    runHotRead<ItemRow>(source, {
+      sql: `select checkout_id, item_id, title_snapshot, quantity, unit_price_in_cents::text as unit_price_in_cents,
               line_subtotal_in_cents::text as line_subtotal_in_cents, platform_fee_in_cents::text as platform_fee_in_cents
          from checkout_item where checkout_id = any(?::uuid[]) order by checkout_id, position`,
-      [ids],
-    ),
-    execSql<PaymentRow>(em, `select ${PAYMENT_COLUMNS} from payment where checkout_id = any(?::uuid[])`, [ids]),
+      params: [ids],
+    }),
+    runHotRead<PaymentRow>(source, { sql: `select ${PAYMENT_COLUMNS} from payment where checkout_id = any(?::uuid[])`, params: [ids] }),
   ]);
   return rows.map((r) => {
     const payment = payments.find((p) => p.checkout_id === r.id);

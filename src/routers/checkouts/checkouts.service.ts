@@ -292,36 +292,38 @@ export async function checkoutCart(ctx: ServiceContext, input: CheckoutRequest, 
 
 /** The checkout when the caller may see it (its buyer, its store's owner, a SYSTEM_ADMIN); otherwise 404. */
 async function visibleCheckout(ctx: ServiceContext, checkoutId: string, opts: { lock?: boolean; em?: EntityManager } = {}): Promise<CheckoutRow> {
-  const row = await checkoutRow(opts.em ?? ctx.em, checkoutId, opts);
+  // Without a transaction's manager, the reads are given the context: on the pool, its manager left unforked.
+  const source = opts.em ? { ...ctx, em: opts.em } : ctx;
+  const row = await checkoutRow(source, checkoutId, opts);
   const sees = row && (row.buyer_user_id === ctx.user.id || row.store_owner_user_id === ctx.user.id || isSystemAdmin(ctx.user));
   if (!row || !sees) throw notFound('Checkout');
-  await requireTerritory({ ...ctx, em: opts.em ?? ctx.em }, row.territory_id, { flag: MARKETPLACE, status: 'ANY' });
+  await requireTerritory(source, row.territory_id, { flag: MARKETPLACE, status: 'ANY' });
   return row;
 }
 
 export async function getCheckout(ctx: ServiceContext, input: { checkoutId: string }): Promise<CheckoutOutput> {
   const row = await visibleCheckout(ctx, input.checkoutId);
-  return forViewer((await toCheckoutOutputs(ctx.em, [row]))[0]!, ctx.user.id);
+  return forViewer((await toCheckoutOutputs(ctx, [row]))[0]!, ctx.user.id);
 }
 
 /** The caller's checkouts (as a buyer), newest first. */
 export async function listMyCheckouts(ctx: ServiceContext, input: { skip: number; take: number }): Promise<CheckoutOutput[]> {
-  return toCheckoutOutputs(ctx.em, await buyerCheckoutRows(ctx.em, ctx.user.id, input.skip, input.take));
+  return toCheckoutOutputs(ctx, await buyerCheckoutRows(ctx, ctx.user.id, input.skip, input.take));
 }
 
 export async function pageMyCheckouts(ctx: ServiceContext, input: { pageNumber: number; pageSize: number }) {
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [rows, total] = await Promise.all([buyerCheckoutRows(ctx.em, ctx.user.id, offset, limit), buyerCheckoutCount(ctx.em, ctx.user.id)]);
-  return toPage(await toCheckoutOutputs(ctx.em, rows), total, input.pageNumber, input.pageSize);
+  const [rows, total] = await Promise.all([buyerCheckoutRows(ctx, ctx.user.id, offset, limit), buyerCheckoutCount(ctx, ctx.user.id)]);
+  return toPage(await toCheckoutOutputs(ctx, rows), total, input.pageNumber, input.pageSize);
 }
 
 /** A store's orders, newest first: its owner only (others 403; an unknown store 404). */
 export async function listStoreOrders(ctx: ServiceContext, input: { storeId: string; skip: number; take: number }): Promise<CheckoutOutput[]> {
-  const store = await storeFacts(ctx.em, input.storeId);
+  const store = await storeFacts(ctx, input.storeId);
   if (!store) throw notFound('Store');
   await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE });
   if (store.owner_user_id !== ctx.user.id) throw forbidden("Only the store's owner can read its orders.", 'NOT_STORE_OWNER');
-  const outputs = await toCheckoutOutputs(ctx.em, await storeCheckoutRows(ctx.em, store.id, input.skip, input.take));
+  const outputs = await toCheckoutOutputs(ctx, await storeCheckoutRows(ctx, store.id, input.skip, input.take));
   return outputs.map((c) => forViewer(c, ctx.user.id));
 }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
 import type { MembershipRole } from '../../entities/membership.entity.js';
@@ -64,10 +64,11 @@ async function withMedia<R extends EventRow>(source: HotReadSource, rows: R[]): 
   return rows.map((row) => ({ row, event: toOutput(row, urls.get(row.id) ?? []) }));
 }
 
-async function loadEvent(em: EntityManager, id: string, viewerId: string): Promise<EventOutput> {
-  const [row] = await runSql<EventRow>(em, eventByIdQuery(id, viewerId));
+/** An event by its key (prepared); after a write, given the request's context, on the pool. */
+async function loadEvent(source: HotReadSource, id: string, viewerId: string): Promise<EventOutput> {
+  const [row] = await runHotRead<EventRow>(source, eventByIdQuery(id, viewerId), { prepared: true });
   if (!row) throw notFound('Event');
-  const [out] = await withMedia(em, [row]);
+  const [out] = await withMedia(source, [row]);
   return out!.event;
 }
 
@@ -171,7 +172,7 @@ export async function createEvent(ctx: ServiceContext, input: CreateEventInput):
 }
 
 export async function getEvent(ctx: ServiceContext, input: { eventId: string }): Promise<EventOutput> {
-  return loadEvent(ctx.em, input.eventId, ctx.user.id);
+  return loadEvent(ctx, input.eventId, ctx.user.id);
 }
 
 /** The territory a listing reads: explicit or the session's, ACTIVE (events of any territory are public). */
@@ -183,20 +184,21 @@ async function listedTerritory(ctx: ServiceContext, filter: EventListFilter) {
 
 export async function listEvents(ctx: ServiceContext, input: EventListFilter & { skip: number; take: number }): Promise<EventOutput[]> {
   const filter = await listedTerritory(ctx, input);
-  const { em, user } = ctx;
-  const rows = await runSql<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: ctx.clock.now(), offset: input.skip, limit: input.take }));
-  return (await withMedia(em, rows)).map((x) => x.event);
+  const rows = await runHotRead<EventRow>(
+    ctx,
+    territoryEventsQuery({ ...filter, viewerId: ctx.user.id, now: ctx.clock.now(), offset: input.skip, limit: input.take }),
+  );
+  return (await withMedia(ctx, rows)).map((x) => x.event);
 }
 
 export async function pageEvents(ctx: ServiceContext, input: EventListFilter & { pageNumber: number; pageSize: number }) {
   const filter = await listedTerritory(ctx, input);
-  const { em, user } = ctx;
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    runSql<EventRow>(em, territoryEventsQuery({ ...filter, viewerId: user.id, now: ctx.clock.now(), offset, limit })),
-    runSql<{ total: number }>(em, territoryEventsCountQuery(filter)),
+    runHotRead<EventRow>(ctx, territoryEventsQuery({ ...filter, viewerId: ctx.user.id, now: ctx.clock.now(), offset, limit })),
+    runHotRead<{ total: number }>(ctx, territoryEventsCountQuery(filter)),
   ]);
-  const items = (await withMedia(em, rows)).map((x) => x.event);
+  const items = (await withMedia(ctx, rows)).map((x) => x.event);
   return toPage(items, count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 

@@ -1,5 +1,5 @@
 import { type EntityManager, ForeignKeyConstraintViolationException } from '@mikro-orm/postgresql';
-import { execSql, type HotReadSource, pgArray, runHotRead, runSql } from '../../db/sql.js';
+import { execSql, type HotReadSource, pgArray, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -89,6 +89,18 @@ const postFacts = async (source: HotReadSource, postId: string): Promise<PostFac
   (await runHotRead<PostFacts>(source, { sql: POST_FACTS, params: [postId] }, { prepared: true }))[0];
 
 /**
+ * The caller's access to the territory of a post they may read (HIDDEN included, `seesPost`), else 404. Given the
+ * request's context, its reads run on the pool without forking its manager; the access row names whom they blocked.
+ */
+async function readablePost(ctx: ServiceContext, postId: string): Promise<TerritoryAccess> {
+  const post = await postFacts(ctx, postId);
+  if (!post) throw postNotFound();
+  const access = await accessToPostTerritory(ctx, post);
+  if (!seesPost(ctx.user, post, access, true)) throw postNotFound();
+  return access;
+}
+
+/**
  * Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility,
  * such as its media). A HIDDEN post counts as seen by its author and the territory's curators and moderators unless
  * `includeHidden` is false.
@@ -140,8 +152,9 @@ export function feedItemOf(r: FeedRow): FeedItemOutput {
 
 const toItems = (rows: FeedRow[]): FeedItemOutput[] => rows.map(feedItemOf);
 
-async function itemById(em: EntityManager, viewerId: string, postId: string): Promise<FeedItemOutput> {
-  const rows = await runSql<FeedRow>(em, postByIdQuery(viewerId, postId));
+/** A post as a feed item, by its key (prepared; after a write, on the pool: the write has committed). */
+async function itemById(source: HotReadSource, viewerId: string, postId: string): Promise<FeedItemOutput> {
+  const rows = await runHotRead<FeedRow>(source, postByIdQuery(viewerId, postId), { prepared: true });
   const [item] = toItems(rows);
   if (!item) throw postNotFound();
   return item;
@@ -150,8 +163,8 @@ async function itemById(em: EntityManager, viewerId: string, postId: string): Pr
 // ---- Reading ----
 
 /** The caller's interest tags; null when they have none (the interest filter then does not narrow the feed). */
-async function interestTags(em: EntityManager, userId: string): Promise<string[] | null> {
-  const rows = await execSql<{ tag: string }>(em, 'select tag from user_interest where user_id = ?', [userId]);
+async function interestTags(source: HotReadSource, userId: string): Promise<string[] | null> {
+  const rows = await runHotRead<{ tag: string }>(source, { sql: 'select tag from user_interest where user_id = ?', params: [userId] }, { prepared: true });
   return rows.length > 0 ? rows.map((r) => r.tag) : null;
 }
 
@@ -166,7 +179,7 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
   };
   const filter: FeedFilter = {
     territoryId: access.territoryId,
-    anyTags: input.filterByInterests ? await interestTags(ctx.em, user.id) : null,
+    anyTags: input.filterByInterests ? await interestTags(ctx, user.id) : null,
     mapEntityId: input.mapEntityId ?? null,
     assetId: input.assetId ?? null,
   };
@@ -221,10 +234,10 @@ export async function pageFeed(ctx: ServiceContext, input: FeedPageInput) {
   return toPage(toItems(rows), total, input.pageNumber, input.pageSize);
 }
 
-async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFilterInput): Promise<MyPostsFilter> {
+async function myPostsFilter(source: HotReadSource, userId: string, input: MyFeedFilterInput): Promise<MyPostsFilter> {
   return {
     territoryId: input.territoryId ?? null,
-    anyTags: input.filterByInterests ? await interestTags(em, userId) : null,
+    anyTags: input.filterByInterests ? await interestTags(source, userId) : null,
     mapEntityId: input.mapEntityId ?? null,
     assetId: input.assetId ?? null,
   };
@@ -232,25 +245,22 @@ async function myPostsFilter(em: EntityManager, userId: string, input: MyFeedFil
 
 /** The caller's own published (and hidden) posts, newest first: every territory, or the given one, with the feed's filters. */
 export async function listMine(ctx: ServiceContext, input: MyFeedFilterInput & { skip: number; take: number }) {
-  const { em, user } = ctx;
-  const filter = await myPostsFilter(em, user.id, input);
-  return toItems(await runSql<FeedRow>(em, myPostsQuery(user.id, filter, { offset: input.skip, limit: input.take })));
+  const filter = await myPostsFilter(ctx, ctx.user.id, input);
+  return toItems(await runHotRead<FeedRow>(ctx, myPostsQuery(ctx.user.id, filter, { offset: input.skip, limit: input.take })));
 }
 
 export async function pageMine(ctx: ServiceContext, input: MyFeedFilterInput & { pageNumber: number; pageSize: number }) {
-  const { em, user } = ctx;
-  const filter = await myPostsFilter(em, user.id, input);
+  const filter = await myPostsFilter(ctx, ctx.user.id, input);
   const [rows, count] = await Promise.all([
-    runSql<FeedRow>(em, myPostsQuery(user.id, filter, pageOffset(input.pageNumber, input.pageSize))),
-    runSql<{ total: number }>(em, myPostsCountQuery(user.id, filter)),
+    runHotRead<FeedRow>(ctx, myPostsQuery(ctx.user.id, filter, pageOffset(input.pageNumber, input.pageSize))),
+    runHotRead<{ total: number }>(ctx, myPostsCountQuery(ctx.user.id, filter)),
   ]);
   return toPage(toItems(rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 export async function getPost(ctx: ServiceContext, input: { id: string }) {
-  const { em, user } = ctx;
-  if (!(await canSeePost(em, user, input.id))) throw postNotFound();
-  return itemById(em, user.id, input.id);
+  await readablePost(ctx, input.id);
+  return itemById(ctx, ctx.user.id, input.id);
 }
 
 // ---- Writing ----
@@ -458,14 +468,8 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
 
 /** A visible post's comments, oldest first; comments by users the caller blocked are hidden. */
 export async function pageComments(ctx: ServiceContext, input: { id: string; pageNumber: number; pageSize: number }) {
-  const { user } = ctx;
   const { id: postId, pageNumber, pageSize } = input;
-  // Reads given `ctx` run on the pool without forking its manager; the access row names whom the caller blocked.
-  const post = await postFacts(ctx, postId);
-  if (!post) throw postNotFound();
-  const access = await accessToPostTerritory(ctx, post);
-  if (!seesPost(user, post, access, true)) throw postNotFound();
-  const blocked = access.blockedUserIds;
+  const blocked = (await readablePost(ctx, postId)).blockedUserIds;
   const [rows, count] = await Promise.all([
     runHotRead<CommentRow>(ctx, commentsPageQuery(postId, blocked, pageOffset(pageNumber, pageSize))),
     runHotRead<{ total: number }>(ctx, commentsCountQuery(postId, blocked)),

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, pgArray, runSql } from '../../db/sql.js';
+import { execSql, pgArray, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../entities/checkout.entity.js';
 import { FISCAL_PACKS, type FiscalPackId } from '../../entities/fiscal.entity.js';
@@ -64,7 +64,7 @@ async function lockFiscal(tx: EntityManager, territoryId: string) {
 
 export async function getFiscalPack(ctx: ServiceContext, input: { territoryId: string }): Promise<TerritoryFiscalPackOutput> {
   const access = await requireReader(ctx, input.territoryId);
-  const [row] = await runSql<FiscalPackRow>(ctx.em, fiscalPackQuery(access.territoryId));
+  const [row] = await runHotRead<FiscalPackRow>(ctx, fiscalPackQuery(access.territoryId), { prepared: true });
   return packOutput(access.territoryId, row);
 }
 
@@ -120,7 +120,7 @@ export async function putFiscalPack(ctx: ServiceContext, input: PutFiscalPackInp
 
 export async function getPaymentMethods(ctx: ServiceContext, input: { territoryId: string }): Promise<PaymentMethodsOutput> {
   const access = await requireReader(ctx, input.territoryId);
-  const [row] = await runSql<PaymentMethodsRow>(ctx.em, paymentMethodsQuery(access.territoryId));
+  const [row] = await runHotRead<PaymentMethodsRow>(ctx, paymentMethodsQuery(access.territoryId), { prepared: true });
   return methodsOutput(access.territoryId, row);
 }
 

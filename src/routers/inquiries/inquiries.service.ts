@@ -1,4 +1,4 @@
-import { runSql } from '../../db/sql.js';
+import { runHotRead, runSql } from '../../db/sql.js';
 import { Inquiry } from '../../entities/inquiry.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
@@ -73,7 +73,7 @@ async function territoryFilter(ctx: ServiceContext, filter: InquiryListFilter): 
 
 async function list(ctx: ServiceContext, kind: InquiryListKind, input: InquiryListFilter & { skip: number; take: number }) {
   const territoryId = await territoryFilter(ctx, input);
-  const rows = await runSql<InquiryRow>(ctx.em, inquiriesQuery(kind, ctx.user.id, territoryId, input.skip, input.take));
+  const rows = await runHotRead<InquiryRow>(ctx, inquiriesQuery(kind, ctx.user.id, territoryId, input.skip, input.take));
   return rows.map((r) => toOutput(r, ctx.user.id));
 }
 
@@ -81,8 +81,8 @@ async function page(ctx: ServiceContext, kind: InquiryListKind, input: InquiryLi
   const territoryId = await territoryFilter(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    runSql<InquiryRow>(ctx.em, inquiriesQuery(kind, ctx.user.id, territoryId, offset, limit)),
-    runSql<{ total: number }>(ctx.em, inquiriesCountQuery(kind, ctx.user.id, territoryId)),
+    runHotRead<InquiryRow>(ctx, inquiriesQuery(kind, ctx.user.id, territoryId, offset, limit)),
+    runHotRead<{ total: number }>(ctx, inquiriesCountQuery(kind, ctx.user.id, territoryId)),
   ]);
   return toPage(
     rows.map((r) => toOutput(r, ctx.user.id)),

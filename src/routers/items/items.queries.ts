@@ -4,7 +4,7 @@
  * entity: `item_active_territory_idx`, and for `q` the trigram index on title and description.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoColumn, runHotRead, type SqlQuery } from '../../db/sql.js';
 import type { ItemStatus, ItemType, PricingType } from '../../entities/item.entity.js';
 import type { AuthUser } from '../../platform/service-context.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
@@ -160,8 +160,9 @@ export function itemsCountQuery(filter: ItemListFilter): SqlQuery {
   };
 }
 
-export async function itemRow(em: EntityManager, itemId: string): Promise<ItemRow | undefined> {
-  const [row] = await runSql<ItemRow>(em, itemByIdQuery(itemId));
+/** An item by its key (prepared; inside a transaction, on its connection). */
+export async function itemRow(source: HotReadSource, itemId: string): Promise<ItemRow | undefined> {
+  const [row] = await runHotRead<ItemRow>(source, itemByIdQuery(itemId), { prepared: true });
   return row;
 }
 

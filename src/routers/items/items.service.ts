@@ -72,7 +72,7 @@ function requireManager(access: TerritoryAccess, storeOwnerUserId: string, what:
  * the item and its media attachments are written in one transaction.
  */
 export async function createItem(ctx: ServiceContext, input: CreateItemInput): Promise<ItemOutput> {
-  const store = await storeFacts(ctx.em, input.storeId);
+  const store = await storeFacts(ctx, input.storeId);
   if (!store) throw notFound('Store');
   const access = await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE, creates: true });
   requireManager(access, store.owner_user_id, 'add items to this store');
@@ -114,10 +114,10 @@ export async function createItem(ctx: ServiceContext, input: CreateItemInput): P
 
 /** Any signed-in user, where the item's territory has the marketplace enabled; archived items keep their status. */
 export async function getItem(ctx: ServiceContext, input: { itemId: string }): Promise<ItemOutput> {
-  const row = await itemRow(ctx.em, input.itemId);
+  const row = await itemRow(ctx, input.itemId);
   if (!row) throw notFound('Item');
   await requireTerritory(ctx, row.territory_id, { flag: MARKETPLACE });
-  return (await toOutputs(ctx.em, [row]))[0]!;
+  return (await toOutputs(ctx, [row]))[0]!;
 }
 
 async function listFilter(ctx: ServiceContext, input: ItemListFilter) {

@@ -69,7 +69,7 @@ async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Prom
 
 export async function listEntities(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
   const viewer = await viewerOf(ctx, input.territoryId);
-  const rows = await runSql<MapEntityRow>(ctx.em, entityListQuery(viewer, input.skip, input.take));
+  const rows = await runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, input.skip, input.take));
   return rows.map(toEntityOutput);
 }
 
@@ -77,8 +77,8 @@ export async function pageEntities(ctx: ServiceContext, input: { territoryId?: s
   const viewer = await viewerOf(ctx, input.territoryId);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    runSql<MapEntityRow>(ctx.em, entityListQuery(viewer, offset, limit)),
-    runSql<{ total: number }>(ctx.em, entityCountQuery(viewer)),
+    runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, offset, limit)),
+    runHotRead<{ total: number }>(ctx, entityCountQuery(viewer)),
   ]);
   return toPage(rows.map(toEntityOutput), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }

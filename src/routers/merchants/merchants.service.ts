@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, pgArray, runSql } from '../../db/sql.js';
+import { execSql, pgArray, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { METER_METRICS, type MeterMetric } from '../../entities/subscription.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -48,7 +48,7 @@ const subscriptionOutput = (r: SubscriptionRow): SubscriptionOutput => ({
  * (the spec: "owner only").
  */
 async function ownedStore(ctx: ServiceContext, storeId: string): Promise<StoreRow> {
-  const store = await storeFacts(ctx.em, storeId);
+  const store = await storeFacts(ctx, storeId);
   if (!store) throw notFound('Merchant');
   await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE, status: 'ANY' });
   if (store.owner_user_id !== ctx.user.id) throw forbidden("Only the store's owner can manage its subscription.", 'NOT_STORE_OWNER');
@@ -57,7 +57,7 @@ async function ownedStore(ctx: ServiceContext, storeId: string): Promise<StoreRo
 
 /** The seeded plans, cheapest first; public. */
 export async function listPlans(ctx: PublicServiceContext): Promise<SubscriptionPlanOutput[]> {
-  return (await runSql<PlanRow>(ctx.em, plansQuery())).map(planOutput);
+  return (await runHotRead<PlanRow>(ctx, plansQuery(), { prepared: true })).map(planOutput);
 }
 
 /**
@@ -101,7 +101,7 @@ export async function subscribe(ctx: ServiceContext, input: SubscribeInput): Pro
 
 /** A subscription by id, for its store's owner only (403 for anyone else; 404 when unknown). */
 export async function getSubscription(ctx: ServiceContext, input: { id: string }): Promise<SubscriptionOutput> {
-  const [row] = await runSql<SubscriptionRow>(ctx.em, subscriptionByIdQuery(input.id));
+  const [row] = await runHotRead<SubscriptionRow>(ctx, subscriptionByIdQuery(input.id), { prepared: true });
   if (!row) throw notFound('Subscription');
   await ownedStore(ctx, row.store_id);
   return subscriptionOutput(row);

@@ -1,4 +1,4 @@
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, runHotRead, runSql } from '../../db/sql.js';
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { audit } from '../../entities/audit.entity.js';
@@ -170,7 +170,7 @@ export async function insertModerationRule(
 
 export async function listRules(ctx: ServiceContext, input: { territoryId: string }): Promise<ModerationRuleOutput[]> {
   const { territoryId } = await requireTerritory(ctx, input.territoryId, READERS);
-  return (await runSql<RuleRow>(ctx.em, rulesOfTerritoryQuery(territoryId))).map(toOutput);
+  return (await runHotRead<RuleRow>(ctx, rulesOfTerritoryQuery(territoryId), { prepared: true })).map(toOutput);
 }
 
 export async function createRule(ctx: ServiceContext, input: CreateRuleInput): Promise<ModerationRuleOutput> {

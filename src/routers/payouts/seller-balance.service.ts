@@ -4,7 +4,7 @@
  * territory and currency, which exists from the first paid sale on.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSql } from '../../db/sql.js';
+import { runHotRead, runSql } from '../../db/sql.js';
 import type { SellerTransactionStatus } from '../../entities/checkout.entity.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -87,7 +87,7 @@ interface SellerTransactionRow {
 /** `GET .../seller-balance/me/transactions`: the seller's transactions in the territory, newest first; 404 NO_SELLER_BALANCE when none. */
 export async function getMySellerTransactions(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerTransactionOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const rows = await runSql<SellerTransactionRow>(ctx.em, sellerTransactionsQuery(access.territoryId, ctx.user.id));
+  const rows = await runHotRead<SellerTransactionRow>(ctx, sellerTransactionsQuery(access.territoryId, ctx.user.id));
   if (rows.length === 0) throw noBalance();
   return rows.map((r) => ({
     id: r.id,

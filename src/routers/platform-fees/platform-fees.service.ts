@@ -1,4 +1,4 @@
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { forbidden } from '../../platform/problems.js';
@@ -27,7 +27,7 @@ export async function getPlatformFees(ctx: ServiceContext, input: { territoryId:
   if (!access.is('member', 'CURATOR') && !hasPermission(ctx.user, 'FINANCIAL_MANAGER')) {
     throw forbidden('Only members of this territory can read its platform fees.', 'NOT_MEMBER');
   }
-  const rows = await runSql<PlatformFeeRow>(ctx.em, territoryFeesQuery(access.territoryId));
+  const rows = await runHotRead<PlatformFeeRow>(ctx, territoryFeesQuery(access.territoryId), { prepared: true });
   return { territoryId: access.territoryId, fees: rows.map(toOutput) };
 }
 

@@ -2,8 +2,7 @@
  * SQL of the store reads (by id, a territory's list), and the reads other marketplace domains make of stores
  * (`storeFacts`): they never type SQL against the `store` table themselves.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
+import { type HotReadSource, isoColumn, runHotRead, type SqlQuery } from '../../db/sql.js';
 import type { ContactVisibility, StoreStatus } from '../../entities/store.entity.js';
 
 export interface StoreRow {
@@ -38,8 +37,8 @@ export function territoryStoresQuery(territoryId: string, offset: number, limit:
 }
 
 /** A store as the other marketplace domains need it (items, inquiries, the cart); undefined when unknown. */
-export async function storeFacts(em: EntityManager, storeId: string): Promise<StoreRow | undefined> {
-  const [row] = await runSql<StoreRow>(em, storeByIdQuery(storeId));
+export async function storeFacts(source: HotReadSource, storeId: string): Promise<StoreRow | undefined> {
+  const [row] = await runHotRead<StoreRow>(source, storeByIdQuery(storeId), { prepared: true });
   return row;
 }
 

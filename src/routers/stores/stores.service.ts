@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/postgresql';
-import { execSql, runSql } from '../../db/sql.js';
+import { execSql, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Store } from '../../entities/store.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -34,7 +34,7 @@ function toOutput(row: StoreRow, access: TerritoryAccess, paymentsOn: boolean): 
 const paymentsOn = (ctx: ServiceContext) => ctx.config.payments.provider !== 'none';
 
 async function loadRow(ctx: ServiceContext, storeId: string): Promise<StoreRow> {
-  const [row] = await runSql<StoreRow>(ctx.em, storeByIdQuery(storeId));
+  const [row] = await runHotRead<StoreRow>(ctx, storeByIdQuery(storeId), { prepared: true });
   if (!row) throw notFound('Store');
   return row;
 }
@@ -85,7 +85,7 @@ export async function getStore(ctx: ServiceContext, input: { storeId: string }):
 /** A territory's ACTIVE stores, by name; any signed-in user (the marketplace is public where it is enabled). */
 export async function listStores(ctx: ServiceContext, input: ListStoresInput): Promise<StoreOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const rows = await runSql<StoreRow>(ctx.em, territoryStoresQuery(access.territoryId, input.skip, input.take));
+  const rows = await runHotRead<StoreRow>(ctx, territoryStoresQuery(access.territoryId, input.skip, input.take));
   return rows.map((r) => toOutput(r, access, paymentsOn(ctx)));
 }
 
