@@ -5,8 +5,9 @@ import { AuditEntry } from '../../src/entities/audit.entity.js';
 import { dispatchOutbox } from '../../src/routers/notifications/outbox-dispatch.job.js';
 import { newId } from '../../src/platform/ids.js';
 import { NOTIFICATION_CHANNEL } from '../../src/routers/notifications/notifications.live.js';
-import { enqueueNotification, OUTBOX_CHANNEL, type OutgoingNotification } from '../../src/routers/notifications/outbox.js';
-import { countRows, newUser, type TestUser } from '../factories/index.js';
+import { residentsQuery } from '../../src/routers/memberships/memberships.queries.js';
+import { enqueueNotification, enqueueNotificationTo, OUTBOX_CHANNEL, type OutgoingNotification } from '../../src/routers/notifications/outbox.js';
+import { countRows, newResident, newTerritory, newUser, newVisitor, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 // No job workers here: the tests run the dispatcher themselves, at the moments they choose.
@@ -111,6 +112,58 @@ describe('enqueueNotification', () => {
       // A plain flush (its own implicit transaction) signals too.
       await enqueue(outgoing([user]));
       await expect.poll(() => signals.length).toBe(2);
+    } finally {
+      await listener.end();
+    }
+  });
+});
+
+describe('enqueueNotificationTo (recipients selected by PostgreSQL in the transaction)', () => {
+  it("writes one row for the territory's residents but the author, with the transaction, signalled at commit; nobody selected writes nothing", async () => {
+    const territory = await newTerritory(t);
+    const author = await newResident(t, territory);
+    const residents = [await newResident(t, territory), await newResident(t, territory)];
+    await newVisitor(t, territory);
+    const gone = await newResident(t, territory);
+    await t.sql('update app_user set deleted_at_utc = now() where id = $1', [gone.id]);
+    const listener = new pg.Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    const signals: string[] = [];
+    listener.on('notification', (m) => signals.push(m.channel));
+    await listener.query(`listen ${OUTBOX_CHANNEL}`);
+    try {
+      const { recipientUserIds: _, ...n } = outgoing([]);
+      await expect(
+        em().transactional(async (tx) => {
+          await enqueueNotificationTo(tx, residentsQuery(territory.id, author.id), n);
+          throw new Error('the cause failed');
+        }),
+      ).rejects.toThrow('the cause failed');
+      await listener.query('select 1');
+      expect(signals).toEqual([]);
+      expect(await countRows(t, 'outbox_message', 'source_key = $1', [n.sourceKey])).toBe(0);
+
+      await em().transactional((tx) => enqueueNotificationTo(tx, residentsQuery(territory.id, author.id), n));
+      const [row] = await t.sql<{ recipient_user_ids: string[]; title: string; data: unknown }>(
+        'select recipient_user_ids, title, data from outbox_message where source_key = $1',
+        [n.sourceKey],
+      );
+      expect(row?.recipient_user_ids.sort()).toEqual(residents.map((r) => r.id).sort());
+      expect(row).toMatchObject({ title: n.title, data: n.data });
+      await expect.poll(() => signals.length).toBe(1);
+
+      // A territory whose only resident is the author: no row, no signal.
+      const alone = await newTerritory(t);
+      const only = await newResident(t, alone);
+      const before = await countRows(t, 'outbox_message');
+      await em().transactional((tx) => enqueueNotificationTo(tx, residentsQuery(alone.id, only.id), { ...n, sourceKey: `test:${newId()}` }));
+      expect(await countRows(t, 'outbox_message')).toBe(before);
+      await listener.query('select 1');
+      expect(signals).toHaveLength(1);
+
+      await dispatchOutbox(em());
+      for (const resident of residents) expect((await notificationsOf(resident)).map((x) => x.source_key)).toEqual([n.sourceKey]);
+      expect(await notificationsOf(author)).toEqual([]);
     } finally {
       await listener.end();
     }

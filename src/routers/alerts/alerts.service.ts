@@ -7,9 +7,9 @@ import { AppError, badRequest, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
-import { residentIdsOf } from '../memberships/memberships.queries.js';
+import { residentsQuery } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
-import { enqueueNotification } from '../notifications/outbox.js';
+import { enqueueNotificationTo } from '../notifications/outbox.js';
 import type { AlertOutput, ReportAlertInput } from './alerts.schemas.js';
 
 type AlertEntity = InferEntity<typeof Alert>;
@@ -127,9 +127,8 @@ export async function validateAlert(ctx: ServiceContext, input: { alertId: strin
     alert.decidedByUserId = user.id;
     if (alert.postId) await setLinkedPostStatus(tx, alert, validated ? 'PUBLISHED' : 'REJECTED');
     if (next === 'VALIDATED' && previous !== 'VALIDATED') {
-      enqueueNotification(tx, {
+      await enqueueNotificationTo(tx, residentsQuery(alert.territoryId, user.id), {
         type: 'ALERT_VALIDATED',
-        recipientUserIds: await residentIdsOf(tx, alert.territoryId, user.id),
         title: `Alert: ${alert.title}`,
         body: alert.description,
         data: { territoryId: alert.territoryId, alertId: alert.id, postId: alert.postId ?? null },

@@ -10,9 +10,9 @@ import type { Clock, ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { createSystemPost } from '../feed/feed.service.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
-import { residentIdsOf } from '../memberships/memberships.queries.js';
+import { residentsQuery } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
-import { enqueueNotification } from '../notifications/outbox.js';
+import { enqueueNotificationTo } from '../notifications/outbox.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
 import {
   eventByIdQuery,
@@ -156,9 +156,8 @@ export async function createEvent(ctx: ServiceContext, input: CreateEventInput):
     });
     event.postId = post.id;
     if (notify) {
-      enqueueNotification(tx, {
+      await enqueueNotificationTo(tx, residentsQuery(territoryId, user.id), {
         type: 'EVENT_CREATED',
-        recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
         title: `New event: ${input.title}`,
         body: input.locationLabel ? `${input.startsAtUtc.toISOString()} at ${input.locationLabel}` : input.startsAtUtc.toISOString(),
         data: { territoryId, eventId: event.id, postId: post.id },

@@ -8,9 +8,9 @@ import { badRequest, forbidden, notFound, validationFailed } from '../../platfor
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrl } from '../media/media.service.js';
-import { residentIdsOf } from '../memberships/memberships.queries.js';
+import { residentsQuery } from '../memberships/memberships.queries.js';
 import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
-import { enqueueNotification } from '../notifications/outbox.js';
+import { enqueueNotificationTo } from '../notifications/outbox.js';
 import {
   type CommentRow,
   commentsCountQuery,
@@ -324,9 +324,8 @@ export async function createPost(ctx: ServiceContext, input: CreatePostInput): P
       alertId: null,
     });
     if (input.mediaIds.length > 0) await attachMedia(tx, { ownerType: 'POST', ownerId: post.id, mediaIds: input.mediaIds });
-    enqueueNotification(tx, {
+    await enqueueNotificationTo(tx, residentsQuery(territoryId, user.id), {
       type: 'POST_CREATED',
-      recipientUserIds: await residentIdsOf(tx, territoryId, user.id),
       title: `New post in ${access.territory.name}`,
       body: `${user.displayName}: ${input.title}`,
       data: { territoryId, postId: post.id, authorUserId: user.id },

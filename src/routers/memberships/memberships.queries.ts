@@ -3,17 +3,18 @@
  * (memberships.service.ts, residency-*.ts); everyone else reads through here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, pgArray } from '../../db/sql.js';
+import { execSql, pgArray, type SqlQuery } from '../../db/sql.js';
 
-/** Active RESIDENT members of the territory other than `exceptUserId`: who hears about new content there. */
-export async function residentIdsOf(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
-  const rows = await execSql<{ user_id: string }>(
-    em,
-    `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
-      where m.territory_id = ? and m.role = 'RESIDENT' and m.user_id <> ? and u.deleted_at_utc is null`,
-    [territoryId, exceptUserId],
-  );
-  return rows.map((r) => r.user_id);
+/**
+ * Active RESIDENT members of the territory other than `exceptUserId` (one `user_id` column): who hears about new
+ * content there. A statement, not ids: the outbox resolves it in the cause's transaction (`enqueueNotificationTo`).
+ */
+export function residentsQuery(territoryId: string, exceptUserId: string): SqlQuery {
+  return {
+    sql: `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
+           where m.territory_id = ?::uuid and m.role = 'RESIDENT' and m.user_id <> ?::uuid and u.deleted_at_utc is null`,
+    params: [territoryId, exceptUserId],
+  };
 }
 
 /** The territories where the user is RESIDENT (at most one, kept so by the residency lock). */
