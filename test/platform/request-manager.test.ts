@@ -119,12 +119,16 @@ describe('the lazy fork of a REST request', () => {
     expect(paged.forks).toBe(0);
   });
 
-  it("the marketplace's reads (a store, the stores, an item, the caller's checkouts and inquiries, fees, fiscal, plans) make no fork", async () => {
+  it("the marketplace's reads (a cart once made, a store, the stores, an item, the caller's checkouts and inquiries, fees, fiscal, plans) make no fork", async () => {
     const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
     const owner = await verifiedResident(t, territory);
     const storeId = await openStore(t, owner, territory);
     const itemId = await listItem(t, owner, storeId);
+    // The first read of a cart creates it (a write); later reads of it do not write.
+    const cart = await t.app.inject({ method: 'GET', url: `/api/v1/cart?territoryId=${territory.id}`, headers: owner.headers });
+    expect(cart.statusCode).toBe(200);
     const reads: Array<[string, (body: unknown) => void]> = [
+      [`/api/v1/cart?territoryId=${territory.id}`, (b) => expect(b).toMatchObject({ cartId: cart.json().cartId, items: [] })],
       [`/api/v1/stores/${storeId}`, (b) => expect(b).toMatchObject({ id: storeId, contact: { email: 'b@example.org' } })],
       [`/api/v1/stores?territoryId=${territory.id}`, (b) => expect(b).toMatchObject([{ id: storeId }])],
       [`/api/v1/items/${itemId}`, (b) => expect(b).toMatchObject({ id: itemId, storeId })],

@@ -3,7 +3,8 @@
  * `emptyCart`. Other domains never type SQL against `cart` or `cart_item` themselves.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql } from '../../db/sql.js';
+import { managerOf } from '../../db/request-manager.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import type { ItemStatus, ItemType, PricingType } from '../../entities/item.entity.js';
 import type { StoreStatus } from '../../entities/store.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -33,20 +34,30 @@ const LINE_COLUMNS = `l.id, l.cart_id, l.item_id, l.quantity, l.notes, c.territo
   s.owner_user_id as store_owner_user_id, s.display_name as store_display_name, s.status as store_status, s.payments_enabled`;
 const LINE_FROM = `from cart_item l join cart c on c.id = l.cart_id join item i on i.id = l.item_id join store s on s.id = i.store_id`;
 
-/** The caller's cart in a territory, created on first use (one per user and territory, race-safe). */
-export async function ensureCart(em: EntityManager, userId: string, territoryId: string, now: Date): Promise<string> {
+/**
+ * The caller's cart in a territory, created on first use (one per user and territory, race-safe). Looked up first
+ * (a prepared key lookup; on the transaction's connection inside one), so reading an existing cart writes nothing.
+ */
+export async function ensureCart(source: HotReadSource, userId: string, territoryId: string, now: Date): Promise<string> {
+  const cartOf = { sql: 'select id from cart where user_id = ?::uuid and territory_id = ?::uuid', params: [userId, territoryId] };
+  const [found] = await runHotRead<{ id: string }>(source, cartOf, { prepared: true });
+  if (found) return found.id;
   await execSql(
-    em,
+    managerOf(source),
     `insert into cart (id, created_at_utc, user_id, territory_id, updated_at_utc) values (?, ?, ?, ?, ?) on conflict (user_id, territory_id) do nothing`,
     [newId(), now, userId, territoryId, now],
   );
-  const [row] = await execSql<{ id: string }>(em, 'select id from cart where user_id = ? and territory_id = ?', [userId, territoryId]);
+  const [row] = await runHotRead<{ id: string }>(source, cartOf, { prepared: true });
   return row!.id;
 }
 
 /** The lines of a cart, oldest first. */
-export function cartLines(em: EntityManager, cartId: string): Promise<CartLineRow[]> {
-  return execSql<CartLineRow>(em, `select ${LINE_COLUMNS} ${LINE_FROM} where l.cart_id = ? order by l.created_at_utc, l.id`, [cartId]);
+export function cartLines(source: HotReadSource, cartId: string): Promise<CartLineRow[]> {
+  return runHotRead<CartLineRow>(
+    source,
+    { sql: `select ${LINE_COLUMNS} ${LINE_FROM} where l.cart_id = ?::uuid order by l.created_at_utc, l.id`, params: [cartId] },
+    { prepared: true },
+  );
 }
 
 /** One line of the user's carts by its id, or by the catalogue item it holds; undefined when none. */

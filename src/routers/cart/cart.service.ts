@@ -52,8 +52,9 @@ export function toLineOutput(row: CartLineRow, config: AppConfig): CartLineOutpu
 /** The caller's cart in the territory (the given one, else the X-Session-Id selection); created on first read. */
 export async function getCart(ctx: ServiceContext, input: { territoryId?: string | undefined }): Promise<CartOutput> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const cartId = await ensureCart(ctx.em, ctx.user.id, access.territoryId, ctx.clock.now());
-  const lines = (await cartLines(ctx.em, cartId)).map((r) => toLineOutput(r, ctx.config));
+  // Given the context, the reads of an existing cart run on the pool; only a first read creates it (a write).
+  const cartId = await ensureCart(ctx, ctx.user.id, access.territoryId, ctx.clock.now());
+  const lines = (await cartLines(ctx, cartId)).map((r) => toLineOutput(r, ctx.config));
   return {
     cartId,
     territoryId: access.territoryId,
