@@ -26,7 +26,7 @@ export const TerritoryMembership = defineEntity({
 });
 
 /** The strongest verification held: DOCUMENTVERIFIED over GEOVERIFIED over NONE. */
-export function residencyVerificationOf(m: { documentVerifiedAtUtc?: Date | null; geoVerifiedAtUtc?: Date | null }): ResidencyVerification {
+export function residencyVerificationOf(m: { documentVerifiedAtUtc?: Date | string | null; geoVerifiedAtUtc?: Date | string | null }): ResidencyVerification {
   if (m.documentVerifiedAtUtc) return 'DOCUMENTVERIFIED';
   if (m.geoVerifiedAtUtc) return 'GEOVERIFIED';
   return 'NONE';

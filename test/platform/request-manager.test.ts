@@ -119,6 +119,22 @@ describe('the lazy fork of a REST request', () => {
     expect(paged.forks).toBe(0);
   });
 
+  it("what an app reads at start (the caller's profile, their memberships) makes no fork", async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory, { verified: true });
+    const reads: Array<[string, (body: unknown) => void]> = [
+      ['/api/v1/users/me', (b) => expect(b).toMatchObject({ id: resident.id, twoFactorEnabled: false, permissions: [] })],
+      ['/api/v1/memberships/me', (b) => expect(b).toMatchObject([{ territoryId: territory.id, role: 'RESIDENT', residencyVerification: 'GEOVERIFIED' }])],
+      [`/api/v1/memberships/${territory.id}/me`, (b) => expect(b).toMatchObject({ territoryId: territory.id, userId: resident.id, capabilities: [] })],
+    ];
+    for (const [url, check] of reads) {
+      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: resident.headers }));
+      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
+      check(read.value.json());
+      expect(read.forks, url).toBe(0);
+    }
+  });
+
   it("the marketplace's reads (a cart once made, a store, the stores, an item, the caller's checkouts and inquiries, fees, fiscal, plans) make no fork", async () => {
     const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
     const owner = await verifiedResident(t, territory);

@@ -1,9 +1,10 @@
 /**
- * Reads of memberships that other domains need. Memberships are written only by this domain's services
- * (memberships.service.ts, residency-*.ts); everyone else reads through here.
+ * Reads of memberships: the caller's own (their lists) and those other domains need. Memberships are written only by
+ * this domain's services (memberships.service.ts, residency-*.ts); everyone else reads through here.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql, pgArray, type SqlQuery } from '../../db/sql.js';
+import type { MembershipRole, TerritoryCapability } from '../../entities/membership.entity.js';
 
 /**
  * Active RESIDENT members of the territory other than `exceptUserId` (one `user_id` column): who hears about new
@@ -15,6 +16,29 @@ export function residentsQuery(territoryId: string, exceptUserId: string): SqlQu
            where m.territory_id = ?::uuid and m.role = 'RESIDENT' and m.user_id <> ?::uuid and u.deleted_at_utc is null`,
     params: [territoryId, exceptUserId],
   };
+}
+
+/** A membership as its readers answer it: the entity's own property names, so `toMembershipOutput` takes either. */
+export interface MembershipFacts {
+  id: string;
+  territoryId: string;
+  userId: string;
+  role: MembershipRole;
+  /** Timestamps as the driver gives them (ISO strings through the ORM's pool): only their presence and instant count. */
+  geoVerifiedAtUtc: string | null;
+  documentVerifiedAtUtc: string | null;
+  capabilities: TerritoryCapability[] | null;
+  createdAtUtc: string;
+}
+
+const MEMBERSHIP_FACTS = `select m.id, m.territory_id as "territoryId", m.user_id as "userId", m.role, m.geo_verified_at_utc as "geoVerifiedAtUtc",
+  m.document_verified_at_utc as "documentVerifiedAtUtc", m.capabilities, m.created_at_utc as "createdAtUtc" from territory_membership m`;
+
+/** The user's memberships, oldest first (`territory_membership.user_id` index); of one territory when given. */
+export function membershipsOfQuery(userId: string, territoryId?: string): SqlQuery {
+  return territoryId
+    ? { sql: `${MEMBERSHIP_FACTS} where m.territory_id = ?::uuid and m.user_id = ?::uuid`, params: [territoryId, userId] }
+    : { sql: `${MEMBERSHIP_FACTS} where m.user_id = ?::uuid order by m.created_at_utc, m.id`, params: [userId] };
 }
 
 /** The territories where the user is RESIDENT (at most one, kept so by the residency lock). */

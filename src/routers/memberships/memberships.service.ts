@@ -1,5 +1,5 @@
 import type { InferEntity } from '@mikro-orm/postgresql';
-import { execSql } from '../../db/sql.js';
+import { execSql, isoValue, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { residencyVerificationOf, TerritoryMembership } from '../../entities/membership.entity.js';
 import { haversineKm } from '../../platform/geo.js';
@@ -7,13 +7,14 @@ import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
+import { type MembershipFacts, membershipsOfQuery } from './memberships.queries.js';
 import type { MembershipOutput } from './memberships.schemas.js';
 import { lockResidencySubject } from './residency-decision.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type MembershipRow = InferEntity<typeof TerritoryMembership>;
 
-export function toMembershipOutput(m: MembershipRow): MembershipOutput {
+export function toMembershipOutput(m: MembershipRow | MembershipFacts): MembershipOutput {
   return {
     id: m.id,
     territoryId: m.territoryId,
@@ -21,7 +22,7 @@ export function toMembershipOutput(m: MembershipRow): MembershipOutput {
     role: m.role,
     residencyVerification: residencyVerificationOf(m),
     capabilities: m.capabilities ?? [],
-    createdAtUtc: m.createdAtUtc.toISOString(),
+    createdAtUtc: isoValue(m.createdAtUtc)!,
   };
 }
 
@@ -41,15 +42,15 @@ export async function enter(ctx: ServiceContext, input: { territoryId: string })
   return toMembershipOutput(membership);
 }
 
+// The caller's memberships are read on every app start: given the context, on the pool, the manager left unforked.
 export async function getMine(ctx: ServiceContext, input: { territoryId: string }): Promise<MembershipOutput> {
-  const membership = await ctx.em.findOne(TerritoryMembership, { territoryId: input.territoryId, userId: ctx.user.id });
+  const [membership] = await runHotRead<MembershipFacts>(ctx, membershipsOfQuery(ctx.user.id, input.territoryId), { prepared: true });
   if (!membership) throw notFound('Membership');
   return toMembershipOutput(membership);
 }
 
 export async function listMine(ctx: ServiceContext): Promise<MembershipOutput[]> {
-  const rows = await ctx.em.find(TerritoryMembership, { userId: ctx.user.id }, { orderBy: { createdAtUtc: 'asc', id: 'asc' } });
-  return rows.map(toMembershipOutput);
+  return (await runHotRead<MembershipFacts>(ctx, membershipsOfQuery(ctx.user.id), { prepared: true })).map(toMembershipOutput);
 }
 
 export const NOT_RESIDENT_DETAIL = 'Only a RESIDENT of this territory can verify residency.';

@@ -1,12 +1,12 @@
-import { execSql } from '../../db/sql.js';
+import { execSql, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import { User, UserPermission } from '../../entities/user.entity.js';
 import { unauthorized } from '../../platform/problems.js';
 import { announceCallerChange, forgetCachedUser } from '../../policy/caller.js';
 import { requireStepUp } from '../auth/step-up.js';
 import type { SecondFactorProof } from '../auth/two-factor.service.js';
 import { accountErasers } from '../../platform/account-erasure.js';
+import { meQuery, type MeRow } from './users.queries.js';
 import type { MeOutput } from './users.schemas.js';
 
 /** The name other people see on what a deleted account left (posts, comments, events). */
@@ -14,19 +14,17 @@ export const DELETED_USER_NAME = 'Deleted user';
 
 /** The caller's profile, read fresh (not from the bearer cache) so a just-changed permission shows at once. */
 export async function me(ctx: ServiceContext): Promise<MeOutput> {
-  const { em } = ctx;
-  const userId = ctx.user.id;
-  const user = await em.findOne(User, { id: userId, deletedAtUtc: null });
+  // Given the context, a hot read: on the pool, the request's manager left unforked.
+  const [user] = await runHotRead<MeRow>(ctx, meQuery(ctx.user.id), { prepared: true });
   // Deleted between the bearer check and now.
   if (!user) throw unauthorized('The token belongs to no active user.');
-  const permissions = await em.find(UserPermission, { userId }, { orderBy: { permission: 'asc' } });
   return {
     id: user.id,
-    displayName: user.displayName,
-    email: user.email ?? null,
-    identityVerificationStatus: user.identityVerificationStatus,
-    twoFactorEnabled: user.twoFactorEnabled,
-    permissions: permissions.map((p) => p.permission),
+    displayName: user.display_name,
+    email: user.email,
+    identityVerificationStatus: user.identity_verification_status,
+    twoFactorEnabled: user.two_factor_enabled,
+    permissions: user.permissions,
   };
 }
 
