@@ -44,6 +44,16 @@ const notificationsOf = (user: TestUser) =>
     [user.id],
   );
 
+/** A connection listening on the outbox channel, and the signals it has received so far. */
+async function listenToOutbox() {
+  const listener = new pg.Client({ connectionString: t.databaseUrl });
+  await listener.connect();
+  const signals: string[] = [];
+  listener.on('notification', (m) => signals.push(m.channel));
+  await listener.query(`listen ${OUTBOX_CHANNEL}`);
+  return { listener, signals };
+}
+
 beforeEach(async () => {
   // Each test starts with an empty outbox so the dispatcher's counts are the test's own.
   await dispatchOutbox(em());
@@ -87,11 +97,7 @@ describe('enqueueNotification', () => {
   });
 
   it('signals the dispatcher (NOTIFY outbox_pending) only when the transaction commits', async () => {
-    const listener = new pg.Client({ connectionString: t.databaseUrl });
-    await listener.connect();
-    const signals: string[] = [];
-    listener.on('notification', (m) => signals.push(m.channel));
-    await listener.query(`listen ${OUTBOX_CHANNEL}`);
+    const { listener, signals } = await listenToOutbox();
     try {
       const user = await newUser(t);
       await em()
@@ -126,11 +132,7 @@ describe('enqueueNotificationTo (recipients selected by PostgreSQL in the transa
     await newVisitor(t, territory);
     const gone = await newResident(t, territory);
     await t.sql('update app_user set deleted_at_utc = now() where id = $1', [gone.id]);
-    const listener = new pg.Client({ connectionString: t.databaseUrl });
-    await listener.connect();
-    const signals: string[] = [];
-    listener.on('notification', (m) => signals.push(m.channel));
-    await listener.query(`listen ${OUTBOX_CHANNEL}`);
+    const { listener, signals } = await listenToOutbox();
     try {
       const { recipientUserIds: _, ...n } = outgoing([]);
       await expect(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareManager, withLazyFork } from '../../src/db/request-manager.js';
 import { runHotRead } from '../../src/db/sql.js';
 import { newId } from '../../src/platform/ids.js';
-import { newAdmin, newResident, newTerritory, newUser } from '../factories/index.js';
+import { newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from '../chat/helpers.js';
 import { newEvent, newMapEntity, newPost } from '../factories/content.js';
 import { listItem, openStore } from '../marketplace/money-helpers.js';
@@ -34,6 +34,18 @@ const withForks = async <T>(run: () => Promise<T>) => {
   const value = await run();
   return { value, forks: forks - before };
 };
+
+/** A GET and what its answer must hold. */
+type Read = [url: string, check: (body: unknown) => void];
+/** Each read answers 200 with what its check expects, and makes no fork. */
+async function expectReadsWithoutFork(user: TestUser, reads: Read[]) {
+  for (const [url, check] of reads) {
+    const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: user.headers }));
+    expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
+    check(read.value.json());
+    expect(read.forks, url).toBe(0);
+  }
+}
 
 describe('the lazy fork of a REST request', () => {
   it('reads of hot statements only (a territory by id, a feed page) make no fork; a write makes one', async () => {
@@ -122,17 +134,12 @@ describe('the lazy fork of a REST request', () => {
   it("what an app reads at start (the caller's profile, their memberships) makes no fork", async () => {
     const territory = await newTerritory(t);
     const resident = await newResident(t, territory, { verified: true });
-    const reads: Array<[string, (body: unknown) => void]> = [
+    const reads: Read[] = [
       ['/api/v1/users/me', (b) => expect(b).toMatchObject({ id: resident.id, twoFactorEnabled: false, permissions: [] })],
       ['/api/v1/memberships/me', (b) => expect(b).toMatchObject([{ territoryId: territory.id, role: 'RESIDENT', residencyVerification: 'GEOVERIFIED' }])],
       [`/api/v1/memberships/${territory.id}/me`, (b) => expect(b).toMatchObject({ territoryId: territory.id, userId: resident.id, capabilities: [] })],
     ];
-    for (const [url, check] of reads) {
-      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: resident.headers }));
-      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
-      check(read.value.json());
-      expect(read.forks, url).toBe(0);
-    }
+    await expectReadsWithoutFork(resident, reads);
   });
 
   it("the marketplace's reads (a cart once made, a store, the stores, an item, the caller's checkouts and inquiries, fees, fiscal, plans) make no fork", async () => {
@@ -143,7 +150,7 @@ describe('the lazy fork of a REST request', () => {
     // The first read of a cart creates it (a write); later reads of it do not write.
     const cart = await t.app.inject({ method: 'GET', url: `/api/v1/cart?territoryId=${territory.id}`, headers: owner.headers });
     expect(cart.statusCode).toBe(200);
-    const reads: Array<[string, (body: unknown) => void]> = [
+    const reads: Read[] = [
       [`/api/v1/cart?territoryId=${territory.id}`, (b) => expect(b).toMatchObject({ cartId: cart.json().cartId, items: [] })],
       [`/api/v1/stores/${storeId}`, (b) => expect(b).toMatchObject({ id: storeId, contact: { email: 'b@example.org' } })],
       [`/api/v1/stores?territoryId=${territory.id}`, (b) => expect(b).toMatchObject([{ id: storeId }])],
@@ -156,12 +163,7 @@ describe('the lazy fork of a REST request', () => {
       [`/api/v1/territories/${territory.id}/payment-methods`, (b) => expect(b).toMatchObject({ territoryId: territory.id })],
       ['/api/v1/subscription-plans', (b) => expect(Array.isArray(b)).toBe(true)],
     ];
-    for (const [url, check] of reads) {
-      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: owner.headers }));
-      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
-      check(read.value.json());
-      expect(read.forks, url).toBe(0);
-    }
+    await expectReadsWithoutFork(owner, reads);
   });
 
   it("a post, an event, the caller's posts, map entities, moderation rules and chat lists read without a fork", async () => {
@@ -173,7 +175,7 @@ describe('the lazy fork of a REST request', () => {
     const api = chatApi(t);
     // The first listing creates the channels (a write); later listings read them.
     const channel = await api.channelId(territory.id, resident, 'TERRITORY_PUBLIC');
-    const reads: Array<[string, (body: unknown) => void]> = [
+    const reads: Read[] = [
       [`/api/v1/feed/${postId}`, (b) => expect(b).toMatchObject({ id: postId, title: 'Read on the pool' })],
       ['/api/v1/feed/me/paged', (b) => expect(b).toMatchObject({ totalCount: 1, items: [{ id: postId }] })],
       [`/api/v1/events/${eventId}`, (b) => expect(b).toMatchObject({ id: eventId, title: 'Fair' })],
@@ -185,12 +187,7 @@ describe('the lazy fork of a REST request', () => {
       [`/api/v1/chat/conversations/${channel}`, (b) => expect(b).toMatchObject({ id: channel })],
       [`/api/v1/chat/conversations/${channel}/participants`, (b) => expect(b).toMatchObject({ conversationId: channel })],
     ];
-    for (const [url, check] of reads) {
-      const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: resident.headers }));
-      expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
-      check(read.value.json());
-      expect(read.forks, url).toBe(0);
-    }
+    await expectReadsWithoutFork(resident, reads);
   });
 
   it('a journeys screen computed from hot statements only makes no fork either; the client it acts through is given to a fork when one is made', async () => {
