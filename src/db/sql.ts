@@ -75,15 +75,16 @@ function namedStatement(sql: string): NamedStatement | undefined {
 }
 
 /**
- * The `offset`/`limit` of a page. The first page writes its limit into the text (`limit 20`: the validated page size,
- * an integer): with a `limit` parameter PostgreSQL cannot cost a generic plan (it assumes a tenth of the rows) and
- * plans a named statement again on every call; with the literal it keeps one generic plan, the same as the custom
- * one (the plain feed's first page at full data: 1.1 -> 0.6 ms a call, planning was half of it). Later pages keep
- * both as parameters (the feed's write a span of rows instead: see feedPageQuery). One text per page size: named
- * statements are bounded by `namedStatement`.
+ * The `offset`/`limit` of a page. The first page of `literalLimit` rows (the default page size) writes its limit
+ * into the text (`limit 20`): with a `limit` parameter PostgreSQL cannot cost a generic plan (it assumes a tenth of
+ * the rows) and plans a named statement again on every call; with the literal it keeps one generic plan, the same as
+ * the custom one (the plain feed's first page at full data: 1.1 -> 0.6 ms a call, planning was half of it). Other
+ * sizes and later pages keep both as parameters (the feed's later pages write a span of rows instead: see
+ * feedPageQuery). One size only: every text is a statement name of the 64 (`namedStatement`), and a text per size
+ * (1-100) would let a client's page sizes take the names of the key lookups that come after them.
  */
-export function pageSlice(page: { offset: number; limit: number }): SqlQuery {
-  if (page.offset === 0 && Number.isSafeInteger(page.limit) && page.limit > 0) return { sql: `limit ${page.limit}`, params: [] };
+export function pageSlice(page: { offset: number; limit: number }, literalLimit: number): SqlQuery {
+  if (page.offset === 0 && page.limit === literalLimit && Number.isSafeInteger(page.limit) && page.limit > 0) return { sql: `limit ${page.limit}`, params: [] };
   return { sql: 'offset ?::int limit ?::int', params: [page.offset, page.limit] };
 }
 

@@ -200,7 +200,7 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
   const shape = `${withInteractions ? 'with interactions\u0000' : ''}${total ? 'with total\u0000' : ''}`;
   const selectParams = [...viewerParams(viewer.userId, withInteractions), ...(total?.params ?? [])];
   if (!viewer.seesHidden) {
-    const slice = pageSlice(page);
+    const slice = pageSlice(page, DEFAULT_PAGE_SIZE);
     if (slice.params.length === 0) {
       return {
         sql: statementText(`${shape}feed page\u0000${where.sql}\u0000${slice.sql}`, function () {

@@ -188,9 +188,9 @@ async function feedQueryParts(ctx: ServiceContext, input: Omit<FeedFilterInput, 
 
 /**
  * The plain feed (no interest, map entity or asset filter) runs as named statements: parsed once per connection, its
- * count (stored counters), its first page (`pageSlice`: the limit in the text) and its later pages (a span of rows and
- * the page size in the text, the offset a parameter: see feedPageQuery) planned once (bench/PROFILE.md). Filtered
- * shapes stay one-off statements: how selective a tag or an asset is decides their plan.
+ * count (stored counters), its first page of the default size (`pageSlice`: the limit in the text) and its later
+ * pages (a span of rows and the page size in the text, the offset a parameter: see feedPageQuery) planned once
+ * (bench/PROFILE.md). Filtered shapes stay one-off statements: how selective a tag or an asset is decides their plan.
  */
 const isPlainFeed = (filter: FeedFilter) => !filter.anyTags && !filter.mapEntityId && !filter.assetId;
 
