@@ -3,49 +3,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareManager, withLazyFork } from '../../src/db/request-manager.js';
 import { runHotRead } from '../../src/db/sql.js';
 import { newId } from '../../src/platform/ids.js';
-import { newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { newAdmin, newResident, newTerritory, newUser } from '../factories/index.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from '../chat/helpers.js';
 import { newEvent, newMapEntity, newPost } from '../factories/content.js';
 import { listItem, openStore } from '../marketplace/money-helpers.js';
 import { clientToken, v2 } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { countForks, type Read } from '../setup/forks.js';
 
 /**
  * A REST request's EntityManager is forked when first read (src/db/request-manager.ts): hot reads given the context
  * run on the pool without it; anything else gets its own fork, as every request did before.
  */
 let t: TestApp;
-let forks = 0;
+let withForks: ReturnType<typeof countForks>['withForks'];
+let expectReadsWithoutFork: ReturnType<typeof countForks>['expectReadsWithoutFork'];
+let forks: () => number;
 beforeAll(async () => {
   t = await createTestApp();
-  const root = t.deps.orm.em;
-  const fork = root.fork.bind(root);
-  root.fork = ((...args: Parameters<typeof root.fork>) => {
-    forks += 1;
-    return fork(...args);
-  }) as typeof root.fork;
+  ({ withForks, expectReadsWithoutFork, forks } = countForks(t));
 });
 afterAll(() => t.close());
 
 const root = () => t.deps.orm.em as EntityManager;
-/** What `run` answers, and how many forks of the root manager it made. */
-const withForks = async <T>(run: () => Promise<T>) => {
-  const before = forks;
-  const value = await run();
-  return { value, forks: forks - before };
-};
-
-/** A GET and what its answer must hold. */
-type Read = [url: string, check: (body: unknown) => void];
-/** Each read answers 200 with what its check expects, and makes no fork. */
-async function expectReadsWithoutFork(user: TestUser, reads: Read[]) {
-  for (const [url, check] of reads) {
-    const read = await withForks(() => t.app.inject({ method: 'GET', url, headers: user.headers }));
-    expect(read.value.statusCode, `${url}: ${read.value.body}`).toBe(200);
-    check(read.value.json());
-    expect(read.forks, url).toBe(0);
-  }
-}
 
 describe('the lazy fork of a REST request', () => {
   it('reads of hot statements only (a territory by id, a feed page) make no fork; a write makes one', async () => {
@@ -214,10 +194,10 @@ describe('the lazy fork of a REST request', () => {
 
   it('forks once, on first read; an assigned manager replaces it; a copy with its own `em` reads through that one', async () => {
     const ctx = withLazyFork({ user: null as null }, root());
-    const before = forks;
+    const before = forks();
     const first = ctx.em;
     expect(ctx.em).toBe(first);
-    expect(forks - before).toBe(1);
+    expect(forks() - before).toBe(1);
     expect(first).not.toBe(root());
 
     const other = withLazyFork({}, root());
@@ -233,11 +213,11 @@ describe('the lazy fork of a REST request', () => {
       .transactional(async (tx) => {
         await tx.execute(`select set_config('app.lazy_fork_probe', 'in the transaction', true)`);
         const query = { sql: `select coalesce(current_setting('app.lazy_fork_probe', true), '') as v`, params: [] };
-        const before = forks;
+        const before = forks();
         expect(await runHotRead<{ v: string }>(unforked, query)).toEqual([{ v: '' }]);
         expect(await runHotRead<{ v: string }>({ ...unforked, em: tx as EntityManager }, query)).toEqual([{ v: 'in the transaction' }]);
         // The copy took nothing of the context's manager: the context is still unforked, and reads on the pool.
-        expect(forks - before).toBe(0);
+        expect(forks() - before).toBe(0);
         expect(await runHotRead<{ v: string }>(unforked, query)).toEqual([{ v: '' }]);
       });
   });
