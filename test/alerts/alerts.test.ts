@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlQuery } from '../../src/db/sql.js';
+import { validatedAlertsCountQuery, validatedAlertsQuery } from '../../src/routers/alerts/alerts.queries.js';
 import {
   countRows,
   newAdmin,
@@ -11,11 +13,15 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
+import { planOf, planSummary } from '../factories/query-plan.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -245,6 +251,18 @@ describe('GET /api/v1/alerts and /alerts/paged', () => {
     expect(res.json().items.map((a: { id: string }) => a.id)).toEqual([validatedIds[2], validatedIds[1]]);
   });
 
+  it('reads on the pool: no fork', async () => {
+    const ids = (items: { id: string }[]) => items.map((a) => a.id);
+    await forks.expectReadsWithoutFork(await newUser(t), [
+      [`/api/v1/alerts?territoryId=${territory.id}`, (b) => expect(ids(b as { id: string }[])).toEqual([...validatedIds].reverse())],
+      [
+        `/api/v1/alerts/paged?territoryId=${territory.id}&pageSize=2&pageNumber=2`,
+        (b) =>
+          expect(b).toMatchObject({ totalCount: 3, totalPages: 2, items: [{ id: validatedIds[0], status: 'VALIDATED', decidedAtUtc: expect.any(String) }] }),
+      ],
+    ]);
+  });
+
   it('is 404 for an unknown or unselected territory, 400 on bad paging, 401 without token', async () => {
     const user = await newUser(t);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
@@ -274,5 +292,43 @@ describe('the same procedures over tRPC', () => {
       payload: { alertId: alert.id, validated: true },
     });
     expect(decided.json().result.data).toMatchObject({ id: alert.id, status: 'VALIDATED' });
+  });
+});
+
+describe('the alert list uses its index (EXPLAIN on 6000 alerts)', () => {
+  let territoryId: string;
+  beforeAll(async () => {
+    const reporter = await newUser(t);
+    await t.sql(`
+      insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+      select gen_random_uuid(), now(), 'Alerts ' || lpad(i::text, 2, '0'), null, 'City', 'ST', -20, -50, 5, 'ACTIVE', '{}', '{}'
+        from generate_series(0, 19) as i`);
+    // 300 alerts a territory, a third of them VALIDATED.
+    await t.sql(
+      `insert into alert (id, created_at_utc, territory_id, title, description, status, reported_by_user_id)
+       select gen_random_uuid(), now() - make_interval(mins => i), t.id, 'Alert', 'Text', case when i % 3 = 0 then 'VALIDATED' else 'PENDING' end, $1
+         from generate_series(1, 300) as i, territory t where t.name like 'Alerts %'`,
+      [reporter.id],
+    );
+    await t.sql('vacuum analyze territory, alert');
+    territoryId = (await t.sql<{ id: string }>(`select id from territory where name = 'Alerts 00'`))[0]!.id;
+  });
+
+  async function expectIndexed(query: SqlQuery, index: string) {
+    const nodes = await planOf(t, query);
+    expect(
+      nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
+      planSummary(nodes),
+    ).not.toContain('alert');
+    expect(
+      nodes.map((n) => n['Index Name']),
+      planSummary(nodes),
+    ).toContain(index);
+  }
+
+  it("a territory's VALIDATED alerts, newest first, and their count: the partial alert_validated_territory_idx", async () => {
+    await expectIndexed(validatedAlertsQuery(territoryId, 0, 20), 'alert_validated_territory_idx');
+    await expectIndexed(validatedAlertsQuery(territoryId, 40, 20), 'alert_validated_territory_idx');
+    await expectIndexed(validatedAlertsCountQuery(territoryId), 'alert_validated_territory_idx');
   });
 });

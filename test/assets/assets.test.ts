@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlQuery } from '../../src/db/sql.js';
+import { assetCountQuery, assetListQuery, type AssetListWhere } from '../../src/routers/assets/assets.queries.js';
 import {
   addMembership,
   countRows,
@@ -12,11 +14,15 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
+import { planOf, planSummary } from '../factories/query-plan.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -235,6 +241,20 @@ describe('GET /api/v1/assets (+ /paged) and GET /api/v1/assets/{assetId}', () =>
     expect((await call('GET', `/api/v1/assets/${UNKNOWN_ID}`, user)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/assets/nope', user)).statusCode).toBe(400);
     expect((await call('GET', `/api/v1/assets/${river.id}`, null)).statusCode).toBe(401);
+  });
+
+  it('reads on the pool: the list, a page and an asset make no fork', async () => {
+    const ids = (items: AssetBody[]) => items.map((a) => a.id);
+    await forks.expectReadsWithoutFork(await newUser(t), [
+      [`/api/v1/assets?territoryId=${territory.id}`, (b) => expect(ids(b as AssetBody[])).toEqual([cultural.id, spring.id, river.id])],
+      [`/api/v1/assets?territoryId=${territory.id}&type=natural&types=cultural&status=active`, (b) => expect(ids(b as AssetBody[])).toEqual([spring.id])],
+      [`/api/v1/assets?territoryId=${territory.id}&assetId=${river.id}`, (b) => expect(b).toEqual([river])],
+      [
+        `/api/v1/assets/paged?territoryId=${territory.id}&pageSize=2`,
+        (b) => expect(b).toMatchObject({ totalCount: 3, items: [{ id: cultural.id }, { id: spring.id }] }),
+      ],
+      [`/api/v1/assets/${archived.id}`, (b) => expect(b).toEqual({ ...archived, status: 'Archived' })],
+    ]);
   });
 
   it('is 401 without a token, 400 for bad filters or paging, 404 for an unknown territory', async () => {
@@ -535,5 +555,56 @@ describe('POST /api/v1/assets/{assetId}/curate and /archive', () => {
     const rejected = await archive(curator, asset.id);
     expect(rejected.statusCode).toBe(409);
     expect(await statusOf(asset.id)).toBe('Rejected');
+  });
+});
+
+describe('the asset list uses its index (EXPLAIN on 6000 assets)', () => {
+  let territoryId: string;
+  let assetId: string;
+  beforeAll(async () => {
+    const creator = await newUser(t);
+    await t.sql(`
+      insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+      select gen_random_uuid(), now(), 'Assets ' || lpad(i::text, 2, '0'), null, 'City', 'ST', -20, -50, 5, 'ACTIVE', '{}', '{}'
+        from generate_series(0, 19) as i`);
+    // 300 assets a territory, of every status and of three types.
+    await t.sql(
+      `insert into territory_asset (id, created_at_utc, territory_id, created_by_user_id, type, subtype, name, description, geo_anchors, status,
+                                    validation_count, updated_at_utc)
+       select gen_random_uuid(), now() - make_interval(mins => i), t.id, $1, (array['natural', 'cultural', 'historic'])[1 + i % 3], null,
+              'Asset ' || i, null, '[{"latitude": -20, "longitude": -50}]', (array['Suggested', 'Active', 'Archived', 'Rejected'])[1 + i % 4], 0, now()
+         from generate_series(1, 300) as i, territory t where t.name like 'Assets %'`,
+      [creator.id],
+    );
+    await t.sql('vacuum analyze territory, territory_asset');
+    territoryId = (await t.sql<{ id: string }>(`select id from territory where name = 'Assets 00'`))[0]!.id;
+    assetId = (await t.sql<{ id: string }>('select id from territory_asset where territory_id = $1 limit 1', [territoryId]))[0]!.id;
+  });
+
+  async function expectIndexed(query: SqlQuery, index: RegExp) {
+    const nodes = await planOf(t, query);
+    expect(
+      nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
+      planSummary(nodes),
+    ).not.toContain('territory_asset');
+    expect(
+      nodes.some((n) => index.test(n['Index Name'] ?? '')),
+      planSummary(nodes),
+    ).toBe(true);
+  }
+
+  it("a territory's assets, newest first, and their count, with each filter: the (territory, created, id) indexes", async () => {
+    const lists: AssetListWhere[] = [
+      { territoryId, statuses: ['Suggested', 'Active'] },
+      { territoryId, statuses: ['Suggested', 'Active'], types: ['natural', 'historic'] },
+      { territoryId, statuses: ['Archived'] },
+    ];
+    for (const where of lists) {
+      await expectIndexed(assetListQuery(where, 0, 20), /^territory_asset_territory_idx$/);
+      await expectIndexed(assetCountQuery(where), /^territory_asset_territory_idx$/);
+    }
+    // Only Active assets: the partial index of the pins serves too.
+    await expectIndexed(assetListQuery({ territoryId, statuses: ['Active'] }, 20, 20), /^territory_asset_(territory|active)_idx$/);
+    await expectIndexed(assetListQuery({ territoryId, statuses: ['Active'], assetId }, 0, 20), /^territory_asset_(pkey|territory_idx|active_idx)$/);
   });
 });

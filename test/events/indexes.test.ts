@@ -42,7 +42,7 @@ async function expectIndexed(query: SqlQuery, index: RegExp) {
     .map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}${n['Relation Name'] ? ` (${n['Relation Name']})` : ''}`)
     .join(' > ');
   expect(
-    nodes.some((n) => n['Node Type'] === 'Seq Scan' && ['event', 'alert'].includes(n['Relation Name'] ?? '')),
+    nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'event'),
     summary,
   ).toBe(false);
   expect(
@@ -51,7 +51,7 @@ async function expectIndexed(query: SqlQuery, index: RegExp) {
   ).toBe(true);
 }
 
-describe('event and alert read paths use indexes (EXPLAIN on 6000 events)', () => {
+describe('event read paths use indexes (EXPLAIN on 6000 events)', () => {
   const now = new Date();
 
   it('nearby and its count: the partial GiST index of scheduled events', async () => {
@@ -71,24 +71,5 @@ describe('event and alert read paths use indexes (EXPLAIN on 6000 events)', () =
   it('by id', async () => {
     const [row] = await t.sql<{ id: string }>('select id from event limit 1');
     await expectIndexed(eventByIdQuery(row!.id, viewerId), /^event_pkey$/);
-  });
-
-  it("a territory's validated alerts, newest first: the partial alert index", async () => {
-    await t.sql(
-      `insert into alert (id, created_at_utc, territory_id, title, description, status, reported_by_user_id)
-       select gen_random_uuid(), now() - make_interval(mins => i), t.id, 'Alert', 'Text',
-              case when i % 3 = 0 then 'VALIDATED' else 'PENDING' end, $1
-         from generate_series(1, 50) as i, territory t`,
-      [viewerId],
-    );
-    await t.sql('vacuum analyze alert');
-    // The statement the alert list's ORM query sends.
-    await expectIndexed(
-      {
-        sql: `select a0.* from alert as a0 where a0.territory_id = ? and a0.status = 'VALIDATED' order by a0.created_at_utc desc, a0.id desc limit 20 offset 0`,
-        params: [territoryId],
-      },
-      /^alert_validated_territory_idx$/,
-    );
   });
 });

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVotingsSchedule } from '../../src/routers/votings/votings.service.js';
 import { countRows, newCurator, newModerator, newResident, newTerritory, newUser, newVisitor, type TestUser, UNKNOWN_ID } from '../factories/index.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -229,6 +232,33 @@ describe('votings', () => {
     expect(await countRows(t, 'vote', 'voting_id = $1', [residents])).toBe(1);
   });
 
+  it('the list, a voting and its results read on the pool: no fork (results counted from the votes when none were recorded)', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const resident = await newResident(t, territory);
+    const draft = (await create(resident, territory.id, votingBody({ title: 'Mine' }))).json().id as string;
+    const closed = await openVoting(curator, territory.id);
+    expect((await post(resident, `${base(territory.id)}/${closed}/vote`, { selectedOption: 'Lighting' })).statusCode).toBe(204);
+    expect((await post(curator, `${base(territory.id)}/${closed}/close`)).statusCode).toBe(200);
+    const recorded = await openVoting(curator, territory.id, { title: 'Recorded' });
+    expect((await post(curator, `${base(territory.id)}/${recorded}/close`)).statusCode).toBe(200);
+    await t.sql('update voting set results = null where id = $1', [closed]);
+    const ids = (b: unknown) => (b as { id: string }[]).map((v) => v.id);
+    await forks.expectReadsWithoutFork(resident, [
+      [base(territory.id), (b) => expect(ids(b)).toEqual([recorded, closed, draft])],
+      [`${base(territory.id)}?status=Draft`, (b) => expect(ids(b)).toEqual([draft])],
+      [`${base(territory.id)}?skip=1&take=1`, (b) => expect(ids(b)).toEqual([closed])],
+      [`${base(territory.id)}/${draft}`, (b) => expect(b).toMatchObject({ id: draft, status: 'Draft', title: 'Mine', payload: {}, startsAtUtc: null })],
+      [
+        `${base(territory.id)}/${closed}/results`,
+        (b) => expect(b).toEqual({ votingId: closed, status: 'Approved', totalVotes: 1, results: { Parks: 0, Lighting: 1, Sidewalks: 0 }, winner: 'Lighting' }),
+      ],
+    ]);
+    await forks.expectReadsWithoutFork(curator, [
+      [`${base(territory.id)}/${recorded}/results`, (b) => expect(b).toMatchObject({ status: 'Rejected', totalVotes: 0, winner: null })],
+    ]);
+  });
+
   it('approved results act on the territory: tags, feature flags, moderation rules', async () => {
     const territory = await newTerritory(t, { tags: ['green'] });
     const curator = await newCurator(t, territory);
@@ -344,5 +374,35 @@ describe('GET /api/v1/users/me/profile/governance', () => {
       moderationContributions: { reportsFiled: 1, reportsActioned: 0, moderationRuleVotes: 1 },
     });
     expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/me/profile/governance' })).statusCode).toBe(401);
+  });
+
+  it('reads on the pool: no fork', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const me = await newResident(t, territory);
+    const rule = await openVoting(curator, territory.id, { type: 'ModerationRule', options: ['spam', 'scam'], title: 'Words' });
+    expect((await post(me, `${base(territory.id)}/${rule}/vote`, { selectedOption: 'spam' })).statusCode).toBe(204);
+    const target = await newResident(t, territory);
+    expect((await post(me, `/api/v1/reports/users/${target.id}`, { reason: 'Rude', territoryId: territory.id })).statusCode).toBe(201);
+    await forks.expectReadsWithoutFork(me, [
+      [
+        '/api/v1/users/me/profile/governance',
+        (b) =>
+          expect(b).toEqual({
+            userId: me.id,
+            votingHistory: [
+              {
+                votingId: rule,
+                territoryId: territory.id,
+                votingTitle: 'Words',
+                votingType: 'ModerationRule',
+                selectedOption: 'spam',
+                votedAtUtc: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+              },
+            ],
+            moderationContributions: { reportsFiled: 1, reportsActioned: 0, moderationRuleVotes: 1 },
+          }),
+      ],
+    ]);
   });
 });

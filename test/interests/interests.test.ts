@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { interestsOfQuery } from '../../src/routers/interests/interests.queries.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';
+import { planOf } from '../factories/query-plan.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -90,6 +95,14 @@ describe('GET|POST /api/v1/users/me/interests', () => {
     expect(await list(b)).toEqual([]);
   });
 
+  it('the list reads on the pool: no fork', async () => {
+    const user = await newUser(t);
+    await forks.expectReadsWithoutFork(user, [[url, (b) => expect(b).toEqual([])]]);
+    await add(user, 'swimming');
+    await add(user, 'Archery');
+    await forks.expectReadsWithoutFork(user, [[url, (b) => expect(b).toEqual(['swimming', 'archery'])]]);
+  });
+
   it('works over tRPC too', async () => {
     const user = await newUser(t);
     const res = await t.app.inject({ method: 'POST', url: '/trpc/interests.add', headers: user.headers, payload: { interestTag: 'Chess' } });
@@ -128,5 +141,30 @@ describe('DELETE /api/v1/users/me/interests/{tag}', () => {
     const long = await t.app.inject({ method: 'DELETE', url: `${url}/${'x'.repeat(60)}`, headers: user.headers });
     expect(long.statusCode).toBe(204);
     expect(await rowsOf(user)).toBe(1);
+  });
+});
+
+describe('the list of interests uses an index (EXPLAIN on 20000 tags)', () => {
+  it("reads a user's tags through the (user_id, tag) unique index, never scanning the table", async () => {
+    // 2000 users with 10 tags each.
+    await t.sql(`
+      insert into app_user (id, created_at_utc, display_name, auth_provider, external_id, identity_verification_status)
+      select gen_random_uuid(), now(), 'Interested ' || i, 'test', 'index-interested-' || i, 'Unverified' from generate_series(1, 2000) as i`);
+    await t.sql(`
+      insert into user_interest (id, created_at_utc, user_id, tag)
+      select gen_random_uuid(), now() - make_interval(mins => k), u.id, 'tag ' || k
+        from app_user u, generate_series(1, 10) as k where u.external_id like 'index-interested-%'`);
+    await t.sql('vacuum analyze user_interest');
+    const [user] = await t.sql<{ id: string }>(`select id from app_user where external_id = 'index-interested-1000'`);
+    const nodes = await planOf(t, interestsOfQuery(user!.id));
+    const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
+    expect(
+      nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'user_interest'),
+      summary,
+    ).toBe(false);
+    expect(
+      nodes.some((n) => n['Index Name'] === 'user_interest_user_id_tag_unique'),
+      summary,
+    ).toBe(true);
   });
 });

@@ -11,9 +11,12 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
+import { newId } from '../../src/platform/ids.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 
 /** Who a request was addressed to, as stored: its requester is never shown the list (finding 11). */
 const storedRecipients = async (joinRequestId: string) =>
@@ -22,6 +25,7 @@ const storedRecipients = async (joinRequestId: string) =>
   );
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -522,6 +526,71 @@ describe('GET /api/v1/join-requests/{id}', () => {
     expect((await get(null, request.id)).statusCode).toBe(401);
     // The static listing path is not taken for an id.
     expect((await get(stranger, 'incoming')).statusCode).toBe(200);
+  });
+});
+
+describe('the GETs read on the pool', () => {
+  it('incoming (listed and paged) and a request by id make no fork, for each reader', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const recipient = await newResident(t, territory, { verified: true });
+    const admin = await newAdmin(t);
+    const requester = await newVisitor(t, territory);
+    const other = await newVisitor(t, territory);
+    // Written directly: the API's notifications would start outbox jobs, whose own forks would be counted.
+    const stored = async (
+      requesterUserId: string,
+      fields: Pick<JoinRequestBody, 'createdAtUtc'> & Partial<JoinRequestBody>,
+      recipientUserIds: string[] = [],
+    ) => {
+      const request: JoinRequestBody = {
+        id: newId(),
+        territoryId: territory.id,
+        requesterUserId,
+        recipientUserIds,
+        message: null,
+        status: 'PENDING',
+        decidedAtUtc: null,
+        decidedByUserId: null,
+        ...fields,
+      };
+      await t.sql(
+        `insert into join_request (id, created_at_utc, territory_id, requester_user_id, message, status, decided_at_utc, decided_by_user_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [request.id, request.createdAtUtc, territory.id, requesterUserId, request.message, request.status, request.decidedAtUtc, request.decidedByUserId],
+      );
+      for (const id of recipientUserIds)
+        await t.sql('insert into join_request_recipient (join_request_id, recipient_user_id) values ($1, $2)', [request.id, id]);
+      return request;
+    };
+    const addressed = await stored(requester.id, { message: 'Hello', createdAtUtc: '2026-01-02T03:04:05.678Z' }, [recipient.id]);
+    const rejected = await stored(other.id, {
+      status: 'REJECTED',
+      createdAtUtc: '2026-01-03T00:00:00.500Z',
+      decidedAtUtc: '2026-01-03T01:00:00.000Z',
+      decidedByUserId: curator.id,
+    });
+    const ids = (b: unknown) => (b as JoinRequestBody[]).map((r) => r.id);
+
+    await forks.expectReadsWithoutFork(curator, [
+      ['/api/v1/join-requests/incoming', (b) => expect(b).toEqual([rejected, addressed])],
+      ['/api/v1/join-requests/incoming?status=REJECTED', (b) => expect(b).toEqual([rejected])],
+      [
+        '/api/v1/join-requests/incoming/paged?pageSize=1&pageNumber=2',
+        (b) => expect(b).toEqual({ items: [addressed], pageNumber: 2, pageSize: 1, totalCount: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false }),
+      ],
+      [`/api/v1/join-requests/${addressed.id}`, (b) => expect(b).toEqual(addressed)],
+      [`/api/v1/join-requests/${rejected.id}`, (b) => expect(b).toEqual(rejected)],
+    ]);
+    await forks.expectReadsWithoutFork(recipient, [
+      ['/api/v1/join-requests/incoming', (b) => expect(ids(b)).toEqual([addressed.id])],
+      [`/api/v1/join-requests/${addressed.id}`, (b) => expect(b).toEqual(addressed)],
+    ]);
+    // Its requester is never shown whom it was addressed to.
+    await forks.expectReadsWithoutFork(requester, [
+      [`/api/v1/join-requests/${addressed.id}`, (b) => expect(b).toEqual({ ...addressed, recipientUserIds: [] })],
+    ]);
+    await forks.expectReadsWithoutFork(admin, [[`/api/v1/join-requests/${rejected.id}`, (b) => expect(b).toEqual(rejected)]]);
   });
 });
 

@@ -12,11 +12,14 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -70,6 +73,17 @@ describe('GET /api/v1/territories/{territoryId}/media-config', () => {
       },
       updatedAtUtc: null,
     });
+  });
+
+  it('reads on the pool, configured or not: no fork', async () => {
+    const plain = await newTerritory(t);
+    const configured = await newTerritory(t);
+    const saved = await put(configured.id, await newCurator(t, configured), { events: { maxMediaCount: 3 }, chat: { audioEnabled: false } });
+    expect(saved.statusCode).toBe(200);
+    await forks.expectReadsWithoutFork(await newUser(t), [
+      [url(plain.id), (b) => expect(b).toEqual({ territoryId: plain.id, ...GLOBAL_MEDIA_CONFIG, updatedAtUtc: null })],
+      [url(configured.id), (b) => expect(b).toEqual(saved.json())],
+    ]);
   });
 
   it('is 401 without a token, 404 for an unknown territory, 400 for a malformed id', async () => {

@@ -6,6 +6,7 @@ import { syncPayoutStatuses } from '../../src/routers/payouts/payout-status-sync
 import { isPayoutDue, runPayouts, splitIntoPayouts, territoriesDueForPayout } from '../../src/routers/payouts/payouts-run.js';
 import { countRows, newAdmin, newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { expectLedgerBalanced } from '../marketplace/money-helpers.js';
+import { countForks } from '../setup/forks.js';
 import { createSecondInstance, createTestApp, type TestApp } from '../setup/test-app.js';
 import { PRODUCTION_ENV } from '../platform/support.js';
 import { balanceOf, get, jobContext, paidSale, payoutsOf, release, runJob, shop, syncJob } from './payout-helpers.js';
@@ -413,6 +414,86 @@ describe('operations: refusals', () => {
     expect((await get(t, `/api/v1/territories/${UNKNOWN_ID}/seller-balance/me/payouts`, s.seller)).statusCode).toBe(404);
     // Someone else's payouts are not mine.
     expect((await get(t, url, admin)).statusCode).toBe(404);
+  });
+});
+
+describe('the GETs read on the pool', () => {
+  it("the payout configuration, the seller's balance, transactions, payouts and wallet, the territory's payouts: no fork", async () => {
+    const s = await shop(t, admin, { config: { maximumPayoutAmountInCents: 2295 } });
+    for (const quantity of [1, 1, 1]) await paidSale(t, s, quantity);
+    await release(t);
+    await runJob(t, s.territory.id);
+    await syncJob(t);
+    await paidSale(t, s, 2);
+    // Read through a second process without job workers: the jobs the sales started fork the first one's manager.
+    const reader = await createSecondInstance(t);
+    try {
+      const { expectReadsWithoutFork } = countForks({ ...t, ...reader });
+      const base = `/api/v1/territories/${s.territory.id}`;
+      const balance = (await get(t, `${base}/seller-balance/me`, s.seller)).json() as { id: string };
+      const ids = (b: unknown) => (b as { items: { id: string }[] }).items.map((p) => p.id);
+      const payouts = (await payoutsOf(t, s.seller.id)).map((p) => p.id).reverse();
+      expect(payouts).toHaveLength(3);
+      await expectReadsWithoutFork(s.seller, [
+        [`${base}/payout-config`, (b) => expect(b).toMatchObject({ territoryId: s.territory.id, maximumPayoutAmountInCents: 2295, frequency: 'Manual' })],
+        [
+          `${base}/seller-balance/me`,
+          (b) =>
+            expect(b).toEqual({
+              id: balance.id,
+              territoryId: s.territory.id,
+              sellerUserId: s.seller.id,
+              pendingAmountInCents: 4590,
+              readyForPayoutAmountInCents: 0,
+              inTransitAmountInCents: 0,
+              paidAmountInCents: 3 * 2295,
+              currency: 'BRL',
+              updatedAtUtc: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+            }),
+        ],
+        [
+          `${base}/seller-balance/me/transactions`,
+          (b) => expect((b as { status: string }[]).map((x) => x.status)).toEqual(['PENDING', 'PAID', 'PAID', 'PAID']),
+        ],
+        [`${base}/seller-balance/me/payouts`, (b) => expect(ids(b)).toEqual(payouts)],
+        [
+          `${base}/seller-balance/me/payouts?pageSize=2&pageNumber=2`,
+          (b) => expect(b).toMatchObject({ totalCount: 3, totalPages: 2, items: [{ id: payouts[2] }] }),
+        ],
+        [`/api/v1/wallets/${balance.id}`, (b) => expect(b).toMatchObject({ id: balance.id, balance: 45.9, currency: 'BRL' })],
+      ]);
+      await expectReadsWithoutFork(admin, [
+        [`${base}/payouts`, (b) => expect(ids(b)).toEqual(payouts)],
+        [
+          `${base}/payouts?status=COMPLETED&sellerUserId=${s.seller.id}&pageSize=1`,
+          (b) => expect(b).toMatchObject({ totalCount: 3, items: [{ id: payouts[0] }] }),
+        ],
+        [`${base}/payouts?status=FAILED`, (b) => expect(b).toMatchObject({ totalCount: 0, items: [] })],
+        [`${base}/payouts?pageNumber=5`, (b) => expect(b).toMatchObject({ totalCount: 3, items: [] })],
+      ]);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('a sale whose whole amount went to fees: the first balance read creates the seller_pending account (a fork), the next ones only read', async () => {
+    const s = await shop(t, admin, { feeBasisPoints: 10000 });
+    await paidSale(t, s, 1);
+    const accounts = () => countRows(t, 'ledger_account', `kind = 'seller_pending' and owner_user_id = $1`, [s.seller.id]);
+    expect(await accounts()).toBe(0);
+    const reader = await createSecondInstance(t);
+    try {
+      const { withForks, expectReadsWithoutFork } = countForks({ ...t, ...reader });
+      const url = `/api/v1/territories/${s.territory.id}/seller-balance/me`;
+      const first = await withForks(() => reader.app.inject({ method: 'GET', url, headers: s.seller.headers }));
+      expect(first.value.statusCode).toBe(200);
+      expect(first.value.json()).toMatchObject({ pendingAmountInCents: 0, readyForPayoutAmountInCents: 0, inTransitAmountInCents: 0, paidAmountInCents: 0 });
+      expect(first.forks).toBe(1);
+      expect(await accounts()).toBe(1);
+      await expectReadsWithoutFork(s.seller, [[url, (b) => expect(b).toEqual(first.value.json())]]);
+    } finally {
+      await reader.close();
+    }
   });
 });
 

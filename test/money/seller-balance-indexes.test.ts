@@ -1,11 +1,15 @@
 /**
  * The seller-balance read and the seller transactions page stay index-backed however large the ledger grows
  * (issue 10, Performance): EXPLAIN of each statement exactly as the service sends it, over a ledger of a few thousand
- * entries seeded with set-based SQL (the seed of `npm run bench:payouts`, which shows the same plans with 1M).
+ * entries seeded with set-based SQL (the seed of `npm run bench:payouts`, which shows the same plans with 1M). The
+ * payout pages too, once other territories hold payouts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPayoutSellers, SELLER_READ_TABLES, sellerBalanceReads } from '../../bench/payouts-run.js';
+import type { SqlQuery } from '../../src/db/sql.js';
 import { signUserToken } from '../../src/platform/jwt.js';
+import { payoutsCountQuery, payoutsPageQuery, sellerPayouts, territoryPayouts } from '../../src/routers/payouts/payouts.queries.js';
+import { sellerPendingAccountQuery } from '../../src/routers/payouts/seller-balance.queries.js';
 import { newTerritory, newUser, type TestTerritory, testSession } from '../factories/index.js';
 import { planOf } from '../factories/query-plan.js';
 import { expectLedgerBalanced } from '../marketplace/money-helpers.js';
@@ -80,5 +84,45 @@ describe('seller-balance reads use their indexes (EXPLAIN on a few thousand ledg
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ pendingAmountInCents: 0, inTransitAmountInCents: 0, readyForPayoutAmountInCents: expect.any(Number) });
     expect(res.json().readyForPayoutAmountInCents).toBeGreaterThan(0);
+  });
+});
+
+describe('the payout reads use their indexes', () => {
+  it('the seller_pending account by ledger_account_unique; payout pages by payout_territory_idx and payout_seller_idx, no sequential scan', async () => {
+    // The seeded territory's payouts, copied into nine other territories: a territory holds a tenth of them.
+    await t.sql(`
+      insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+      select gen_random_uuid(), now(), 'Payouts ' || i, null, 'City', 'ST', -20 + i, -50, 5, 'ACTIVE', '{}', '{}' from generate_series(1, 9) as i`);
+    await t.sql(
+      `insert into payout (id, created_at_utc, territory_id, seller_user_id, amount_in_cents, currency, status, transaction_ids, provider,
+                           gateway_reference, failure_reason, submitted_at_utc, completed_at_utc, failed_at_utc, updated_at_utc)
+       select gen_random_uuid(), p.created_at_utc, o.id, p.seller_user_id, p.amount_in_cents, p.currency, p.status, p.transaction_ids, p.provider,
+              p.gateway_reference || ':' || o.name, p.failure_reason, p.submitted_at_utc, p.completed_at_utc, p.failed_at_utc, p.updated_at_utc
+         from payout p, territory o where p.territory_id = $1 and o.name like 'Payouts %'`,
+      [territory.id],
+    );
+    await t.sql('vacuum analyze territory, payout');
+    const page = { offset: 20, limit: 20 };
+    const expectIndexed = async (query: SqlQuery, index: RegExp) => {
+      const nodes = await planOf(t, query);
+      const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
+      expect(
+        nodes.filter((n) => n['Node Type'] === 'Seq Scan' && SELLER_READ_TABLES.includes(n['Relation Name'] ?? '')),
+        summary,
+      ).toEqual([]);
+      expect(
+        nodes.some((n) => index.test(n['Index Name'] ?? '')),
+        summary,
+      ).toBe(true);
+    };
+    await expectIndexed(sellerPendingAccountQuery(territory.id, 'BRL', sellerUserId), /^ledger_account_unique$/);
+    for (const filter of [territoryPayouts(territory.id, undefined, undefined), territoryPayouts(territory.id, 'COMPLETED', undefined)]) {
+      await expectIndexed(payoutsPageQuery(filter, page), /^payout_territory_idx$/);
+    }
+    await expectIndexed(payoutsCountQuery(territoryPayouts(territory.id, undefined, undefined)), /^payout_territory_idx$/);
+    // Of one seller, the territory's list may as well start from the seller's index.
+    await expectIndexed(payoutsPageQuery(territoryPayouts(territory.id, undefined, sellerUserId), page), /^payout_(territory|seller)_idx$/);
+    await expectIndexed(payoutsPageQuery(sellerPayouts(sellerUserId, territory.id), page), /^payout_seller_idx$/);
+    await expectIndexed(payoutsCountQuery(sellerPayouts(sellerUserId, territory.id)), /^payout_seller_idx$/);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { territoryNaturalAssetsQuery } from '../../src/routers/natural-assets/natural-assets.queries.js';
 import {
   countRows,
   newAdmin,
@@ -11,11 +12,15 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
+import { planOf, planSummary } from '../factories/query-plan.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -151,6 +156,17 @@ describe('GET /api/v1/territories/{territoryId}/natural-assets', () => {
     expect(await ids(curator, '?take=1&skip=1')).toEqual([pending.id]);
   });
 
+  it('reads on the pool: no fork', async () => {
+    const url = base(territory.id);
+    await forks.expectReadsWithoutFork(creator, [
+      [url, (b) => expect(b).toEqual([pending, { ...published, status: 'PUBLISHED' }])],
+      [`${url}?status=published`, (b) => expect(b).toEqual([{ ...published, status: 'PUBLISHED' }])],
+    ]);
+    await forks.expectReadsWithoutFork(curator, [
+      [url, (b) => expect((b as NaturalAssetBody[]).map((a) => a.id)).toEqual([othersPending.id, pending.id, published.id])],
+    ]);
+  });
+
   it('is 401 without a token, 400 for a bad status or paging, 404 unknown territory', async () => {
     const user = await newUser(t);
     expect((await list(null, territory.id)).statusCode).toBe(401);
@@ -202,5 +218,45 @@ describe('POST /api/v1/territories/{territoryId}/natural-assets/{id}/publish', (
     expect((await publish(curator, UNKNOWN_ID, asset.id)).statusCode).toBe(404);
     const [row] = await t.sql<{ status: string }>('select status from natural_asset where id = $1', [asset.id]);
     expect(row?.status).toBe('PENDING');
+  });
+});
+
+describe('the natural-asset list uses its index (EXPLAIN on 6000 natural assets)', () => {
+  let territoryId: string;
+  let creatorId: string;
+  beforeAll(async () => {
+    creatorId = (await newUser(t)).id;
+    await t.sql(`
+      insert into territory (id, created_at_utc, name, description, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+      select gen_random_uuid(), now(), 'Natural ' || lpad(i::text, 2, '0'), null, 'City', 'ST', -20, -50, 5, 'ACTIVE', '{}', '{}'
+        from generate_series(0, 19) as i`);
+    // 300 natural assets a territory, half of them PENDING.
+    await t.sql(
+      `insert into natural_asset (id, created_at_utc, territory_id, created_by_user_id, type, name, description, latitude, longitude, status)
+       select gen_random_uuid(), now() - make_interval(mins => i), t.id, $1, 'SPRING', 'Spring ' || i, null, -20, -50,
+              case when i % 2 = 0 then 'PUBLISHED' else 'PENDING' end
+         from generate_series(1, 300) as i, territory t where t.name like 'Natural %'`,
+      [creatorId],
+    );
+    await t.sql('vacuum analyze territory, natural_asset');
+    territoryId = (await t.sql<{ id: string }>(`select id from territory where name = 'Natural 00'`))[0]!.id;
+  });
+
+  it("a territory's natural assets, newest first, as a curator and as anyone else sees them: natural_asset_territory_idx", async () => {
+    for (const visible of [
+      { statuses: ['PENDING' as const, 'PUBLISHED' as const] },
+      { statuses: ['PENDING' as const, 'PUBLISHED' as const], pendingOnlyOf: creatorId },
+      { statuses: ['PUBLISHED' as const], pendingOnlyOf: creatorId },
+    ]) {
+      const nodes = await planOf(t, territoryNaturalAssetsQuery(territoryId, visible, 20, 20));
+      expect(
+        nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
+        planSummary(nodes),
+      ).not.toContain('natural_asset');
+      expect(
+        nodes.map((n) => n['Index Name']),
+        planSummary(nodes),
+      ).toContain('natural_asset_territory_idx');
+    }
   });
 });

@@ -2,11 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_TYPES } from '../../src/entities/notification.entity.js';
 import { notificationPreferencesOf } from '../../src/routers/preferences/preferences.queries.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';
+import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
+let forks: ReturnType<typeof countForks>;
 beforeAll(async () => {
   t = await createTestApp();
+  forks = countForks(t);
 });
 afterAll(() => t.close());
 
@@ -44,6 +47,13 @@ describe('GET /api/v1/users/me/preferences', () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => prefsOf(user)));
     expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
     expect(await rowsOf('user_preferences', user)).toBe(1);
+  });
+
+  it('reads an existing row on the pool: no fork (the first read, which creates it, writes through one)', async () => {
+    const user = await newUser(t);
+    const created = await prefsOf(user);
+    expect(created.statusCode).toBe(200);
+    await forks.expectReadsWithoutFork(user, [['/api/v1/users/me/preferences', (b) => expect(b).toEqual(created.json())]]);
   });
 });
 
@@ -177,6 +187,15 @@ describe('GET|PUT /api/v1/user/media-preferences', () => {
     const read = await t.app.inject({ method: 'GET', url, headers: user.headers });
     expect(read.json()).toMatchObject({ ...defaults, autoPlayVideos: true, showImages: false, autoPlayAudio: true });
     expect(await rowsOf('user_media_preferences', user)).toBe(1);
+  });
+
+  it('reads on the pool, the defaults and a saved row: no fork', async () => {
+    const fresh = await newUser(t);
+    await forks.expectReadsWithoutFork(fresh, [[url, (b) => expect(b).toEqual({ userId: fresh.id, ...defaults, updatedAtUtc: null })]]);
+    const saved = await newUser(t);
+    const put = await t.app.inject({ method: 'PUT', url, headers: saved.headers, payload: { showAudio: false } });
+    expect(put.statusCode).toBe(200);
+    await forks.expectReadsWithoutFork(saved, [[url, (b) => expect(b).toEqual(put.json())]]);
   });
 
   it('applies concurrent partial updates of different fields', async () => {

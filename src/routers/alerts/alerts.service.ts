@@ -1,4 +1,5 @@
 import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
+import { isoValue, runHotRead } from '../../db/sql.js';
 import { Alert, type AlertStatus } from '../../entities/alert.entity.js';
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -10,11 +11,12 @@ import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
 import { residentsQuery } from '../memberships/memberships.queries.js';
 import { enforceModerationRules } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotificationTo } from '../notifications/outbox.js';
+import { type AlertFacts, validatedAlertsCountQuery, validatedAlertsQuery } from './alerts.queries.js';
 import type { AlertOutput, ReportAlertInput } from './alerts.schemas.js';
 
 type AlertEntity = InferEntity<typeof Alert>;
 
-function toOutput(a: AlertEntity): AlertOutput {
+function toOutput(a: AlertEntity | AlertFacts): AlertOutput {
   return {
     id: a.id,
     territoryId: a.territoryId,
@@ -25,8 +27,8 @@ function toOutput(a: AlertEntity): AlertOutput {
     status: a.status,
     reportedByUserId: a.reportedByUserId,
     postId: a.postId ?? null,
-    createdAtUtc: a.createdAtUtc.toISOString(),
-    decidedAtUtc: a.decidedAtUtc ? a.decidedAtUtc.toISOString() : null,
+    createdAtUtc: isoValue(a.createdAtUtc)!,
+    decidedAtUtc: isoValue(a.decidedAtUtc),
     decidedByUserId: a.decidedByUserId ?? null,
   };
 }
@@ -79,20 +81,21 @@ export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput):
   });
 }
 
-const VALIDATED_NEWEST_FIRST = { orderBy: { createdAtUtc: 'desc', id: 'desc' } } as const;
-
-/** A territory's VALIDATED alerts, newest first. */
+/** A territory's VALIDATED alerts, newest first; read on the pool, given the context, so a listing never forks its manager. */
 export async function listAlerts(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
   const { territoryId } = await requireTerritory(ctx, input.territoryId);
-  const rows = await ctx.em.find(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset: input.skip, limit: input.take });
+  const rows = await runHotRead<AlertFacts>(ctx, validatedAlertsQuery(territoryId, input.skip, input.take));
   return rows.map(toOutput);
 }
 
 export async function pageAlerts(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
   const { territoryId } = await requireTerritory(ctx, input.territoryId);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [rows, total] = await ctx.em.findAndCount(Alert, { territoryId, status: 'VALIDATED' }, { ...VALIDATED_NEWEST_FIRST, offset, limit });
-  return toPage(rows.map(toOutput), total, input.pageNumber, input.pageSize);
+  const [rows, count] = await Promise.all([
+    runHotRead<AlertFacts>(ctx, validatedAlertsQuery(territoryId, offset, limit)),
+    runHotRead<{ total: number }>(ctx, validatedAlertsCountQuery(territoryId)),
+  ]);
+  return toPage(rows.map(toOutput), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 /** Publishes or rejects the alert's post; a post its author has deleted meanwhile is simply unlinked. */

@@ -1,5 +1,5 @@
-import { type EntityManager, type FilterQuery, type InferEntity, LockMode } from '@mikro-orm/postgresql';
-import { execSql, pgArray } from '../../db/sql.js';
+import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
+import { execSql, type HotReadSource, isoValue, runHotRead } from '../../db/sql.js';
 import { type AssetStatus, NATURAL_ASSET_TYPE, TerritoryAsset } from '../../entities/asset.entity.js';
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -9,6 +9,15 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type RequireTerritoryOptions } from '../../policy/territory-access.js';
 import { cancelPendingWorkItems, completeWorkItem, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
 import { applyAssetCuration, assetNotSuggested } from './asset-curation.js';
+import {
+  assetByIdQuery,
+  assetCountQuery,
+  type AssetFacts,
+  assetListQuery,
+  type AssetListWhere,
+  residentCountsQuery,
+  residentValidationsQuery,
+} from './assets.queries.js';
 import { type AssetListFilter, type AssetOutput, type CreateAssetInput, SUBTYPE_ONLY_FOR_NATURAL, type UpdateAssetInput } from './assets.schemas.js';
 
 type AssetRow = InferEntity<typeof TerritoryAsset>;
@@ -28,43 +37,32 @@ export const verifiedResidentOrCurator = (what: string): RequireTerritoryOptions
 });
 
 /** Per asset, how many of its validations come from current residents of its territory. */
-async function residentValidations(em: EntityManager, assetIds: string[]): Promise<Map<string, number>> {
+async function residentValidations(source: HotReadSource, assetIds: string[]): Promise<Map<string, number>> {
   if (assetIds.length === 0) return new Map();
-  const rows = await execSql<{ asset_id: string; n: number }>(
-    em,
-    `select v.asset_id, count(*)::int as n
-       from asset_validation v
-       join territory_asset a on a.id = v.asset_id
-       join territory_membership m on m.territory_id = a.territory_id and m.user_id = v.user_id and m.role = 'RESIDENT'
-      where v.asset_id = any(?::uuid[])
-      group by v.asset_id`,
-    [pgArray(assetIds)],
-  );
+  const rows = await runHotRead<{ asset_id: string; n: number }>(source, residentValidationsQuery(assetIds));
   return new Map(rows.map((r) => [r.asset_id, r.n]));
 }
 
-async function residentCounts(em: EntityManager, territoryIds: string[]): Promise<Map<string, number>> {
+async function residentCounts(source: HotReadSource, territoryIds: string[]): Promise<Map<string, number>> {
   if (territoryIds.length === 0) return new Map();
-  const rows = await execSql<{ territory_id: string; n: number }>(
-    em,
-    `select territory_id, count(*)::int as n from territory_membership
-      where territory_id = any(?::uuid[]) and role = 'RESIDENT' group by territory_id`,
-    [pgArray([...new Set(territoryIds)])],
-  );
+  const rows = await runHotRead<{ territory_id: string; n: number }>(source, residentCountsQuery(territoryIds));
   return new Map(rows.map((r) => [r.territory_id, r.n]));
 }
 
 const percentage = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((Math.min(part, whole) / whole) * 10000) / 100);
 
-/** Entities to outputs, with the validation percentages of all of them read in two queries. */
-async function toOutputs(em: EntityManager, assets: AssetRow[]): Promise<AssetOutput[]> {
+/**
+ * Entities or rows to outputs, with the validation percentages of all of them read in two queries (a GET gives the
+ * context, so they run on the pool without forking its manager).
+ */
+async function toOutputs(source: HotReadSource, assets: (AssetRow | AssetFacts)[]): Promise<AssetOutput[]> {
   const [validations, residents] = await Promise.all([
     residentValidations(
-      em,
+      source,
       assets.map((a) => a.id),
     ),
     residentCounts(
-      em,
+      source,
       assets.map((a) => a.territoryId),
     ),
   ]);
@@ -80,13 +78,13 @@ async function toOutputs(em: EntityManager, assets: AssetRow[]): Promise<AssetOu
     createdByUserId: a.createdByUserId,
     validationCount: a.validationCount,
     validationPercentage: percentage(validations.get(a.id) ?? 0, residents.get(a.territoryId) ?? 0),
-    createdAtUtc: a.createdAtUtc.toISOString(),
-    updatedAtUtc: a.updatedAtUtc.toISOString(),
+    createdAtUtc: isoValue(a.createdAtUtc)!,
+    updatedAtUtc: isoValue(a.updatedAtUtc)!,
   }));
 }
 
-async function toOutput(em: EntityManager, asset: AssetRow): Promise<AssetOutput> {
-  const [out] = await toOutputs(em, [asset]);
+async function toOutput(source: HotReadSource, asset: AssetRow | AssetFacts): Promise<AssetOutput> {
+  const [out] = await toOutputs(source, [asset]);
   return out!;
 }
 
@@ -126,35 +124,33 @@ export async function createAsset(ctx: ServiceContext, input: CreateAssetInput):
   return toOutput(em, asset);
 }
 
+/** Any asset by id, whatever its status: a prepared key lookup on the pool (GETs pass the context: no fork). */
 export async function getAsset(ctx: ServiceContext, input: { assetId: string }): Promise<AssetOutput> {
-  return toOutput(ctx.em, await loadAsset(ctx.em, input.assetId));
+  const [asset] = await runHotRead<AssetFacts>(ctx, assetByIdQuery(input.assetId), { prepared: true });
+  if (!asset) throw notFound('Asset');
+  return toOutput(ctx, asset);
 }
 
-async function listWhere(ctx: ServiceContext, filter: AssetListFilter): Promise<FilterQuery<AssetRow>> {
+async function listWhere(ctx: ServiceContext, filter: AssetListFilter): Promise<AssetListWhere> {
   const { territoryId } = await requireTerritory(ctx, filter.territoryId);
   // `type` and `types` both name types (compared with the type only); together they are one set.
   const types = [...new Set([...(filter.type ? [filter.type] : []), ...(filter.types ?? [])])];
-  return {
-    territoryId,
-    status: filter.status ? filter.status : { $in: DEFAULT_LISTED },
-    ...(filter.assetId ? { id: filter.assetId } : {}),
-    ...(types.length > 0 ? { type: { $in: types } } : {}),
-  };
+  return { territoryId, statuses: filter.status ? [filter.status] : DEFAULT_LISTED, assetId: filter.assetId, types };
 }
-
-const NEWEST_FIRST = { createdAtUtc: 'desc', id: 'desc' } as const;
 
 export async function listAssets(ctx: ServiceContext, input: AssetListFilter & { skip: number; take: number }) {
   const where = await listWhere(ctx, input);
-  const assets = await ctx.em.find(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset: input.skip, limit: input.take });
-  return toOutputs(ctx.em, assets);
+  return toOutputs(ctx, await runHotRead<AssetFacts>(ctx, assetListQuery(where, input.skip, input.take)));
 }
 
 export async function pageAssets(ctx: ServiceContext, input: AssetListFilter & { pageNumber: number; pageSize: number }) {
   const where = await listWhere(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const [assets, total] = await ctx.em.findAndCount(TerritoryAsset, where, { orderBy: NEWEST_FIRST, offset, limit });
-  return toPage(await toOutputs(ctx.em, assets), total, input.pageNumber, input.pageSize);
+  const [assets, count] = await Promise.all([
+    runHotRead<AssetFacts>(ctx, assetListQuery(where, offset, limit)),
+    runHotRead<{ total: number }>(ctx, assetCountQuery(where)),
+  ]);
+  return toPage(await toOutputs(ctx, assets), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
 
 /** Assets that can no longer be edited: an archived or rejected asset is a closed record. */

@@ -5,10 +5,12 @@ import type { GovernanceProfileOutput } from './governance.schemas.js';
 
 /** The caller's own governance profile: their votes (newest first, up to 500) and moderation contributions. */
 export async function myGovernanceProfile(ctx: ServiceContext): Promise<GovernanceProfileOutput> {
-  const { em, user } = ctx;
-  const history = await votingHistoryOf(em, user.id);
-  const reports = await reportContributionsOf(em, user.id);
-  const moderationRuleVotes = await moderationRuleVotesOf(em, user.id);
+  const { user } = ctx;
+  const [history, reports, moderationRuleVotes] = await Promise.all([
+    votingHistoryOf(ctx, user.id),
+    reportContributionsOf(ctx, user.id),
+    moderationRuleVotesOf(ctx, user.id),
+  ]);
   return {
     userId: user.id,
     votingHistory: history.map((h) => ({

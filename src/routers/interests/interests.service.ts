@@ -1,15 +1,14 @@
-import { execSql } from '../../db/sql.js';
+import { execSql, runHotRead } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { UserInterest } from '../../entities/preferences.entity.js';
 import { badRequest } from '../../platform/problems.js';
+import { interestsOfQuery } from './interests.queries.js';
 import { isStorableTag, MAX_INTERESTS_PER_USER } from './interests.schemas.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 
 /** The user's tags, oldest first. */
 export async function listInterests(ctx: ServiceContext): Promise<string[]> {
-  const { em } = ctx;
-  const userId = ctx.user.id;
-  const rows = await em.find(UserInterest, { userId }, { orderBy: { createdAtUtc: 'asc', id: 'asc' }, fields: ['tag'] });
+  const rows = await runHotRead<{ tag: string }>(ctx, interestsOfQuery(ctx.user.id));
   return rows.map((row) => row.tag);
 }
 

@@ -1,5 +1,5 @@
 import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
-import { execSql, pgArray } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoValue, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { JoinRequest, JoinRequestRecipient, type JoinRequestStatus } from '../../entities/join-request.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -7,19 +7,26 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, tooManyRequests } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
-import { curatedTerritoryIdsOf, residentTerritoryIdsOf } from '../memberships/memberships.queries.js';
+import { type MembershipFacts, membershipsOfQuery, residentTerritoryIdsOf } from '../memberships/memberships.queries.js';
 import { grantResidency } from '../memberships/residency.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import { readConfigNumber } from '../system-config/system-config.queries.js';
+import {
+  type IncomingFilter,
+  incomingCountQuery,
+  incomingQuery,
+  type JoinRequestFacts,
+  joinRequestByIdQuery,
+  recipientsOfQuery,
+} from './join-requests.queries.js';
 import type { JoinRequestOutput } from './join-requests.schemas.js';
 import { canDecide, canView, resolveRecipients } from './recipients.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 
-type JoinRequestRow = InferEntity<typeof JoinRequest>;
-type JoinRequestFields = Pick<
-  JoinRequestRow,
-  'id' | 'territoryId' | 'requesterUserId' | 'message' | 'status' | 'createdAtUtc' | 'decidedAtUtc' | 'decidedByUserId'
->;
+/** A request as an entity (writes) or as a row read on the pool (reads). */
+type JoinRequestFields =
+  | Pick<InferEntity<typeof JoinRequest>, 'id' | 'territoryId' | 'requesterUserId' | 'message' | 'status' | 'createdAtUtc' | 'decidedAtUtc' | 'decidedByUserId'>
+  | JoinRequestFacts;
 
 export const TRANSFER_HINT = 'Use POST /api/v1/memberships/transfer-residency to transfer your residency.';
 
@@ -31,20 +38,16 @@ function toOutput(r: JoinRequestFields, recipientUserIds: string[]): JoinRequest
     recipientUserIds,
     message: r.message ?? null,
     status: r.status,
-    createdAtUtc: r.createdAtUtc.toISOString(),
-    decidedAtUtc: r.decidedAtUtc ? r.decidedAtUtc.toISOString() : null,
+    createdAtUtc: isoValue(r.createdAtUtc)!,
+    decidedAtUtc: isoValue(r.decidedAtUtc),
     decidedByUserId: r.decidedByUserId ?? null,
   };
 }
 
-async function recipientsOf(em: EntityManager, joinRequestIds: string[]): Promise<Map<string, string[]>> {
+async function recipientsOf(source: HotReadSource, joinRequestIds: string[]): Promise<Map<string, string[]>> {
   const byRequest = new Map<string, string[]>(joinRequestIds.map((id) => [id, []]));
   if (joinRequestIds.length === 0) return byRequest;
-  const rows = await execSql<{ join_request_id: string; recipient_user_id: string }>(
-    em,
-    'select join_request_id, recipient_user_id from join_request_recipient where join_request_id = any(?::uuid[]) order by recipient_user_id',
-    [pgArray(joinRequestIds)],
-  );
+  const rows = await runHotRead<{ join_request_id: string; recipient_user_id: string }>(source, recipientsOfQuery(joinRequestIds));
   for (const row of rows) byRequest.get(row.join_request_id)?.push(row.recipient_user_id);
   return byRequest;
 }
@@ -54,8 +57,8 @@ async function recipientsOf(em: EntityManager, joinRequestIds: string[]): Promis
  * and then to every system admin, and the filtering of named recipients, would otherwise tell anyone who holds
  * which role (finding 11). Recipients, curators and admins see the list.
  */
-async function withRecipients(em: EntityManager, r: JoinRequestRow, viewerId: string) {
-  return toOutput(r, viewerId === r.requesterUserId ? [] : ((await recipientsOf(em, [r.id])).get(r.id) ?? []));
+async function withRecipients(source: HotReadSource, r: JoinRequestFields, viewerId: string) {
+  return toOutput(r, viewerId === r.requesterUserId ? [] : ((await recipientsOf(source, [r.id])).get(r.id) ?? []));
 }
 
 /** Transaction-scoped advisory lock on a text key: serializes the callers that share it, released at commit. */
@@ -145,7 +148,7 @@ export async function decideJoinRequest(ctx: ServiceContext, input: { id: string
     const request = await tx.findOne(JoinRequest, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!request) throw notFound('Join request');
     if (request.requesterUserId === user.id) throw forbidden('You cannot decide your own join request.');
-    if (!(await canDecide(tx, user, request))) {
+    if (!(await canDecide({ ...ctx, em: tx }, request))) {
       throw forbidden('Only an eligible recipient (a verified resident), a curator of the territory or a system admin can decide this join request.');
     }
     if (request.status === decision) return withRecipients(tx, request, user.id);
@@ -180,12 +183,14 @@ export async function decideJoinRequest(ctx: ServiceContext, input: { id: string
   });
 }
 
-/** One request, for the callers `canView` admits; to anyone else it is 404 so its existence is not revealed. */
+/**
+ * One request, for the callers `canView` admits; to anyone else it is 404 so its existence is not revealed. Given the
+ * context, every read runs on the pool.
+ */
 export async function getJoinRequest(ctx: ServiceContext, input: { id: string }) {
-  const { em, user } = ctx;
-  const request = await em.findOne(JoinRequest, { id: input.id });
-  if (!request || !(await canView(em, user, request))) throw notFound('Join request');
-  return withRecipients(em, request, user.id);
+  const [request] = await runHotRead<JoinRequestFacts>(ctx, joinRequestByIdQuery(input.id), { prepared: true });
+  if (!request || !(await canView(ctx, request))) throw notFound('Join request');
+  return withRecipients(ctx, request, ctx.user.id);
 }
 
 /** The creator withdraws a PENDING request; cancelling again is idempotent, a decided request is 409. */
@@ -205,68 +210,32 @@ export async function cancelJoinRequest(ctx: ServiceContext, input: { id: string
   });
 }
 
-/**
- * Requests addressed to the caller, or in a territory where the caller is CURATOR (the requester's own excluded),
- * newest first.
- */
-const INCOMING_WHERE = `
-  (exists (select 1 from join_request_recipient r where r.join_request_id = jr.id and r.recipient_user_id = ?)
-   or jr.territory_id = any(?::uuid[]))
-  and jr.requester_user_id <> ?
-  and (?::text is null or jr.status = ?)`;
-
-interface IncomingRow {
-  id: string;
-  territory_id: string;
-  requester_user_id: string;
-  message: string | null;
-  status: JoinRequestStatus;
-  created_at_utc: Date;
-  decided_at_utc: Date | null;
-  decided_by_user_id: string | null;
+/** The caller's incoming filter: the territories where they are CURATOR, from their memberships (on the pool). */
+async function incomingFilter(ctx: ServiceContext, status: JoinRequestStatus | undefined): Promise<IncomingFilter> {
+  const memberships = await runHotRead<MembershipFacts>(ctx, membershipsOfQuery(ctx.user.id), { prepared: true });
+  const curatedTerritoryIds = memberships.filter((m) => m.capabilities?.includes('CURATOR')).map((m) => m.territoryId);
+  return { userId: ctx.user.id, curatedTerritoryIds, status };
 }
 
-async function incomingRows(em: EntityManager, userId: string, status: JoinRequestStatus | undefined, offset: number, limit: number) {
-  const curated = await curatedTerritoryIdsOf(em, userId);
-  const params = [userId, pgArray(curated), userId, status ?? null, status ?? null];
-  const rows = await execSql<IncomingRow>(
-    em,
-    `select jr.id, jr.territory_id, jr.requester_user_id, jr.message, jr.status, jr.created_at_utc, jr.decided_at_utc, jr.decided_by_user_id
-       from join_request jr where ${INCOMING_WHERE}
-      order by jr.created_at_utc desc, jr.id desc offset ? limit ?`,
-    [...params, offset, limit],
-  );
+/** A page of the incoming requests, newest first, with their recipients. */
+async function incomingPage(ctx: ServiceContext, filter: IncomingFilter, page: { offset: number; limit: number }): Promise<JoinRequestOutput[]> {
+  const rows = await runHotRead<JoinRequestFacts>(ctx, incomingQuery(filter, page));
   const recipients = await recipientsOf(
-    em,
+    ctx,
     rows.map((r) => r.id),
   );
-  const items = rows.map((r) =>
-    toOutput(
-      {
-        id: r.id,
-        territoryId: r.territory_id,
-        requesterUserId: r.requester_user_id,
-        message: r.message,
-        status: r.status,
-        createdAtUtc: new Date(r.created_at_utc),
-        decidedAtUtc: r.decided_at_utc ? new Date(r.decided_at_utc) : null,
-        decidedByUserId: r.decided_by_user_id,
-      },
-      recipients.get(r.id) ?? [],
-    ),
-  );
-  return { items, params };
+  return rows.map((r) => toOutput(r, recipients.get(r.id) ?? []));
 }
 
+/** Requests addressed to the caller, or in a territory where the caller is CURATOR (the requester's own excluded). */
 export async function listIncoming(ctx: ServiceContext, input: { status?: JoinRequestStatus; skip: number; take: number }) {
-  return (await incomingRows(ctx.em, ctx.user.id, input.status, input.skip, input.take)).items;
+  return incomingPage(ctx, await incomingFilter(ctx, input.status), { offset: input.skip, limit: input.take });
 }
 
 export async function pageIncoming(ctx: ServiceContext, input: { status?: JoinRequestStatus; pageNumber: number; pageSize: number }) {
-  const { em } = ctx;
-  const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
-  const { items, params } = await incomingRows(em, ctx.user.id, input.status, offset, limit);
-  const [total] = await execSql<{ n: number }>(em, `select count(*)::int as n from join_request jr where ${INCOMING_WHERE}`, params);
+  const filter = await incomingFilter(ctx, input.status);
+  const items = await incomingPage(ctx, filter, pageOffset(input.pageNumber, input.pageSize));
+  const [total] = await runHotRead<{ n: number }>(ctx, incomingCountQuery(filter));
   return toPage(items, total?.n ?? 0, input.pageNumber, input.pageSize);
 }
 

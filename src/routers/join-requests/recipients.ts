@@ -1,8 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql } from '../../db/sql.js';
-import type { AuthUser } from '../../platform/service-context.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
+import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { curatorIdsOf, residencyApproversAmong } from '../memberships/memberships.queries.js';
+import { storedRecipientQuery } from './join-requests.queries.js';
+
+/** Who checks, and where it reads: the request's context (on the pool), or `{ ...ctx, em: tx }` inside a transaction. */
+type Reader = Pick<ServiceContext, 'em' | 'user' | 'sessionId'>;
 
 /**
  * Who a join request is addressed to (rule 3: nobody self-approves, the requester is never a recipient).
@@ -26,11 +30,11 @@ export async function resolveRecipients(em: EntityManager, territoryId: string, 
   return admins.map((r) => r.id).sort();
 }
 
-const isStoredRecipient = async (em: EntityManager, joinRequestId: string, userId: string) =>
-  (await execSql(em, 'select 1 from join_request_recipient where join_request_id = ? and recipient_user_id = ?', [joinRequestId, userId])).length > 0;
+const isStoredRecipient = async (source: HotReadSource, joinRequestId: string, userId: string) =>
+  (await runHotRead(source, storedRecipientQuery(joinRequestId, userId), { prepared: true })).length > 0;
 
-/** What the user is in the request's territory (whatever its status). */
-const accessTo = (em: EntityManager, user: AuthUser, territoryId: string) => requireTerritory({ em, user, sessionId: null }, territoryId, { status: 'ANY' });
+/** What the reader is in the request's territory (whatever its status). */
+const accessTo = (reader: Reader, territoryId: string) => requireTerritory(reader, territoryId, { status: 'ANY' });
 
 /**
  * Who may decide the request now: a system admin, a curator of its territory, or a stored recipient who is still
@@ -38,18 +42,18 @@ const accessTo = (em: EntityManager, user: AuthUser, territoryId: string) => req
  * the request was addressed (capability revoked, residency moved, verification cleared). The requester is
  * refused by the caller before this check.
  */
-export async function canDecide(em: EntityManager, user: AuthUser, request: { id: string; territoryId: string }): Promise<boolean> {
-  const access = await accessTo(em, user, request.territoryId);
+export async function canDecide(reader: Reader, request: { id: string; territoryId: string }): Promise<boolean> {
+  const access = await accessTo(reader, request.territoryId);
   if (access.holds('CURATOR')) return true;
-  return access.isVerifiedResident && (await isStoredRecipient(em, request.id, user.id));
+  return access.isVerifiedResident && (await isStoredRecipient(reader, request.id, reader.user.id));
 }
 
 /**
  * Who may read the request: its requester, its stored recipients (even after losing eligibility: they were
  * shown it), curators of its territory and system admins.
  */
-export async function canView(em: EntityManager, user: AuthUser, request: { id: string; territoryId: string; requesterUserId: string }): Promise<boolean> {
-  if (request.requesterUserId === user.id) return true;
-  if ((await accessTo(em, user, request.territoryId)).holds('CURATOR')) return true;
-  return isStoredRecipient(em, request.id, user.id);
+export async function canView(reader: Reader, request: { id: string; territoryId: string; requesterUserId: string }): Promise<boolean> {
+  if (request.requesterUserId === reader.user.id) return true;
+  if ((await accessTo(reader, request.territoryId)).holds('CURATOR')) return true;
+  return isStoredRecipient(reader, request.id, reader.user.id);
 }

@@ -1,4 +1,4 @@
-import { execSql } from '../../db/sql.js';
+import { execSql, isoValue } from '../../db/sql.js';
 import { LockMode } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { MEDIA_SECTIONS, type MediaSection, type MediaSectionOverrides, TerritoryMediaConfig } from '../../entities/media.entity.js';
@@ -6,19 +6,18 @@ import { badRequest, type FieldError } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { GLOBAL_MEDIA_CONFIG, type MediaConfigField } from './media-config.defaults.js';
-import { type ConfigRow, effective } from './media-config.queries.js';
+import { type ConfigRow, effective, mediaConfigRow } from './media-config.queries.js';
 import type { MediaConfigOutput, MediaConfigSectionInput, UpdateMediaConfigInput } from './media-config.schemas.js';
 
 function toOutput(territoryId: string, row: ConfigRow | null): MediaConfigOutput {
-  return { territoryId, ...effective(row), updatedAtUtc: row ? row.updatedAtUtc.toISOString() : null };
+  return { territoryId, ...effective(row), updatedAtUtc: isoValue(row?.updatedAtUtc) };
 }
 
 /** Any authenticated user reads a territory's effective configuration (clients check files before uploading). */
 export async function getMediaConfig(ctx: ServiceContext, input: { territoryId: string }): Promise<MediaConfigOutput> {
-  const { em } = ctx;
   const { territoryId } = input;
   await requireTerritory(ctx, territoryId, { status: 'VISIBLE' });
-  return toOutput(territoryId, await em.findOne(TerritoryMediaConfig, { territoryId }));
+  return toOutput(territoryId, await mediaConfigRow(ctx, territoryId));
 }
 
 /** A value above the global one (a number, enabling what is globally off, a MIME type outside the global list). */

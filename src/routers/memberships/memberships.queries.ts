@@ -47,16 +47,6 @@ export async function residentTerritoryIdsOf(em: EntityManager, userId: string):
   return rows.map((r) => r.territory_id);
 }
 
-/** The territories where the user is CURATOR. */
-export async function curatedTerritoryIdsOf(em: EntityManager, userId: string): Promise<string[]> {
-  const rows = await execSql<{ territory_id: string }>(
-    em,
-    "select territory_id from territory_membership where user_id = ? and 'CURATOR' = any(capabilities)",
-    [userId],
-  );
-  return rows.map((r) => r.territory_id);
-}
-
 /** Active users holding CURATOR in the territory, other than `exceptUserId`, sorted. */
 export async function curatorIdsOf(em: EntityManager, territoryId: string, exceptUserId: string): Promise<string[]> {
   const rows = await execSql<{ id: string }>(

@@ -1,4 +1,5 @@
-import type { FilterQuery, InferEntity } from '@mikro-orm/postgresql';
+import type { InferEntity } from '@mikro-orm/postgresql';
+import { isoValue, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { NaturalAsset, type NaturalAssetStatus } from '../../entities/natural-asset.entity.js';
 import { newId } from '../../platform/ids.js';
@@ -6,11 +7,12 @@ import { conflict, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { verifiedResidentOrCurator } from '../assets/assets.service.js';
+import { type NaturalAssetFacts, territoryNaturalAssetsQuery } from './natural-assets.queries.js';
 import type { CreateNaturalAssetInput, NaturalAssetOutput } from './natural-assets.schemas.js';
 
 type NaturalAssetRow = InferEntity<typeof NaturalAsset>;
 
-function toOutput(a: NaturalAssetRow): NaturalAssetOutput {
+function toOutput(a: NaturalAssetRow | NaturalAssetFacts): NaturalAssetOutput {
   return {
     id: a.id,
     territoryId: a.territoryId,
@@ -21,36 +23,23 @@ function toOutput(a: NaturalAssetRow): NaturalAssetOutput {
     longitude: a.longitude,
     status: a.status,
     createdByUserId: a.createdByUserId,
-    createdAtUtc: a.createdAtUtc.toISOString(),
-    publishedAtUtc: a.publishedAtUtc ? a.publishedAtUtc.toISOString() : null,
+    createdAtUtc: isoValue(a.createdAtUtc)!,
+    publishedAtUtc: isoValue(a.publishedAtUtc),
   };
 }
 
 /**
  * The territory's natural assets, newest first: PUBLISHED ones to any signed-in user; PENDING ones to its curators,
- * and to their creator.
+ * and to their creator. Read on the pool, given the context: a listing never forks the request's manager.
  */
 export async function listNaturalAssets(
   ctx: ServiceContext,
   input: { territoryId: string; status?: NaturalAssetStatus; skip: number; take: number },
 ): Promise<NaturalAssetOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { status: 'VISIBLE' });
-  const { em, user } = ctx;
-  const curator = access.holds('CURATOR');
   const statuses: NaturalAssetStatus[] = input.status ? [input.status] : ['PENDING', 'PUBLISHED'];
-  const visible: FilterQuery<NaturalAssetRow> = curator
-    ? { status: { $in: statuses } }
-    : {
-        $or: [
-          ...(statuses.includes('PUBLISHED') ? [{ status: 'PUBLISHED' as const }] : []),
-          ...(statuses.includes('PENDING') ? [{ status: 'PENDING' as const, createdByUserId: user.id }] : []),
-        ],
-      };
-  const rows = await em.find(
-    NaturalAsset,
-    { territoryId: input.territoryId, ...visible },
-    { orderBy: { createdAtUtc: 'desc', id: 'desc' }, offset: input.skip, limit: input.take },
-  );
+  const visible = { statuses, pendingOnlyOf: access.holds('CURATOR') ? undefined : ctx.user.id };
+  const rows = await runHotRead<NaturalAssetFacts>(ctx, territoryNaturalAssetsQuery(input.territoryId, visible, input.skip, input.take));
   return rows.map(toOutput);
 }
 

@@ -1,34 +1,14 @@
 /** The payout configuration of a territory (DESIGN section 13 "Payout configuration"). */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn } from '../../db/sql.js';
+import { execSql, type HotReadSource, runHotRead, runSql } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
-import type { PayoutFrequency } from '../../entities/payout-config.entity.js';
 import { newId } from '../../platform/ids.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import { hasPermission, type ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
+import { type PayoutConfigRow, payoutConfigQuery } from './payouts.queries.js';
 import type { PayoutConfigInput, PayoutConfigOutput } from './payouts.schemas.js';
 
 export const MARKETPLACE = 'MARKETPLACEENABLED' as const;
-
-interface PayoutConfigRow {
-  id: string;
-  territory_id: string;
-  retention_period_days: number;
-  minimum_payout_amount_in_cents: string;
-  maximum_payout_amount_in_cents: string | null;
-  frequency: PayoutFrequency;
-  auto_payout_enabled: boolean;
-  requires_approval: boolean;
-  currency: string;
-  is_active: boolean;
-  created_at_utc: string;
-  updated_at_utc: string;
-}
-
-const COLUMNS = `id, territory_id, retention_period_days, minimum_payout_amount_in_cents::text as minimum_payout_amount_in_cents,
-  maximum_payout_amount_in_cents::text as maximum_payout_amount_in_cents, frequency, auto_payout_enabled, requires_approval, currency, is_active,
-  ${isoColumn('created_at_utc')} as created_at_utc, ${isoColumn('updated_at_utc')} as updated_at_utc`;
 
 const toOutput = (r: PayoutConfigRow): PayoutConfigOutput => ({
   id: r.id,
@@ -45,9 +25,9 @@ const toOutput = (r: PayoutConfigRow): PayoutConfigOutput => ({
   updatedAtUtc: r.updated_at_utc,
 });
 
-/** The territory's active payout configuration; null before any. */
-export async function activePayoutConfig(em: EntityManager, territoryId: string): Promise<PayoutConfigOutput | null> {
-  const [row] = await execSql<PayoutConfigRow>(em, `select ${COLUMNS} from payout_config where territory_id = ? and is_active`, [territoryId]);
+/** The territory's active payout configuration; null before any. Given a request's context, read on the pool. */
+export async function activePayoutConfig(source: HotReadSource, territoryId: string): Promise<PayoutConfigOutput | null> {
+  const [row] = await runHotRead<PayoutConfigRow>(source, payoutConfigQuery(territoryId, 'active'), { prepared: true });
   return row ? toOutput(row) : null;
 }
 
@@ -62,7 +42,7 @@ export async function getPayoutConfig(ctx: ServiceContext, input: { territoryId:
   if (!access.isMember && !hasPermission(ctx.user, 'SYSTEM_ADMIN', 'FINANCIAL_MANAGER')) {
     throw forbidden('Only members of this territory can read its payout configuration.', 'NOT_MEMBER');
   }
-  const config = await activePayoutConfig(ctx.em, access.territoryId);
+  const config = await activePayoutConfig(ctx, access.territoryId);
   if (!config) throw notFound('Payout configuration');
   return config;
 }
@@ -76,7 +56,7 @@ export async function putPayoutConfig(ctx: ServiceContext, input: PayoutConfigIn
   requireFinance(ctx, 'set the payout configuration');
   const territoryId = access.territoryId;
   const created = await ctx.em.transactional(async (tx) => {
-    const [before] = await execSql<PayoutConfigRow>(tx, `select ${COLUMNS} from payout_config where territory_id = ? for update`, [territoryId]);
+    const [before] = await runSql<PayoutConfigRow>(tx, payoutConfigQuery(territoryId, 'for update'));
     const now = ctx.clock.now();
     const [row] = await execSql<{ created: boolean }>(
       tx,

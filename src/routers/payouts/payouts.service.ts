@@ -3,10 +3,8 @@
  * FINANCIAL_MANAGER), the seller's own. The payouts themselves are written by the jobs only (payouts-run.ts,
  * payout-status-sync.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn } from '../../db/sql.js';
+import { runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
-import type { PayoutStatus } from '../../entities/payout.entity.js';
 import type { JobRunner } from '../../jobs/boss.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { AppError, notFound } from '../../platform/problems.js';
@@ -15,6 +13,7 @@ import { requireTerritory } from '../../policy/territory-access.js';
 import { MARKETPLACE, requireFinance } from './payout-config.service.js';
 import { payoutGatewayOf } from './payout-gateway.js';
 import { payoutsRunJob } from './payouts-run.job.js';
+import { type PayoutFilter, type PayoutRow, payoutsCountQuery, payoutsPageQuery, sellerPayouts, territoryPayouts } from './payouts.queries.js';
 import type { MyPayoutsInput, PayoutListInput, PayoutOutput } from './payouts.schemas.js';
 import { sellerBalanceOf } from './seller-balance.service.js';
 
@@ -41,23 +40,6 @@ export async function requestPayoutRun(ctx: ServiceContext, jobs: JobRunner, inp
   return { jobId };
 }
 
-interface PayoutRow {
-  id: string;
-  territory_id: string;
-  seller_user_id: string;
-  amount: string;
-  currency: string;
-  status: PayoutStatus;
-  transaction_ids: string[];
-  failure_reason: string | null;
-  created_at: string;
-  completed_at: string | null;
-  total: string;
-}
-
-const COLUMNS = `id, territory_id, seller_user_id, amount_in_cents::text as amount, currency, status, transaction_ids, failure_reason,
-  ${isoColumn('created_at_utc')} as created_at, ${isoColumn('completed_at_utc')} as completed_at, count(*) over ()::text as total`;
-
 const toOutput = (r: PayoutRow): PayoutOutput => ({
   id: r.id,
   territoryId: r.territory_id,
@@ -71,17 +53,13 @@ const toOutput = (r: PayoutRow): PayoutOutput => ({
   completedAtUtc: r.completed_at,
 });
 
-/** One page of payouts matching `where` (newest first), with the total even past the last page. */
-async function page(em: EntityManager, where: string, params: unknown[], pageNumber: number, pageSize: number) {
-  const { offset, limit } = pageOffset(pageNumber, pageSize);
-  const rows = await execSql<PayoutRow>(em, `select ${COLUMNS} from payout where ${where} order by created_at_utc desc, id desc offset ? limit ?`, [
-    ...params,
-    offset,
-    limit,
-  ]);
+/** One page of the payouts `filter` matches (newest first), with the total even past the last page; on the pool. */
+async function page(ctx: ServiceContext, filter: PayoutFilter, pageNumber: number, pageSize: number) {
+  const slice = pageOffset(pageNumber, pageSize);
+  const rows = await runHotRead<PayoutRow>(ctx, payoutsPageQuery(filter, slice));
   let total = Number(rows[0]?.total ?? 0);
-  if (rows.length === 0 && offset > 0) {
-    const [count] = await execSql<{ total: string }>(em, `select count(*)::text as total from payout where ${where}`, params);
+  if (rows.length === 0 && slice.offset > 0) {
+    const [count] = await runHotRead<{ total: string }>(ctx, payoutsCountQuery(filter));
     total = Number(count?.total ?? 0);
   }
   return toPage(rows.map(toOutput), total, pageNumber, pageSize);
@@ -91,19 +69,13 @@ async function page(em: EntityManager, where: string, params: unknown[], pageNum
 export async function listPayouts(ctx: ServiceContext, input: PayoutListInput) {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
   requireFinance(ctx, "read the territory's payouts");
-  return page(
-    ctx.em,
-    `territory_id = ? and (?::text is null or status = ?::text) and (?::uuid is null or seller_user_id = ?::uuid)`,
-    [access.territoryId, input.status ?? null, input.status ?? null, input.sellerUserId ?? null, input.sellerUserId ?? null],
-    input.pageNumber,
-    input.pageSize,
-  );
+  return page(ctx, territoryPayouts(access.territoryId, input.status, input.sellerUserId), input.pageNumber, input.pageSize);
 }
 
 /** `GET .../seller-balance/me/payouts`: the caller's payouts in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale. */
 export async function listMyPayouts(ctx: ServiceContext, input: MyPayoutsInput) {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const balance = await sellerBalanceOf(ctx.em, access.territoryId, ctx.user.id);
+  const balance = await sellerBalanceOf(ctx, access.territoryId, ctx.user.id);
   if (!balance) throw notFound('Seller balance', 'NO_SELLER_BALANCE');
-  return page(ctx.em, 'seller_user_id = ? and territory_id = ?', [ctx.user.id, access.territoryId], input.pageNumber, input.pageSize);
+  return page(ctx, sellerPayouts(ctx.user.id, access.territoryId), input.pageNumber, input.pageSize);
 }

@@ -17,6 +17,12 @@ export const latestSellerCurrencyQuery = (territoryId: string, sellerUserId: str
   params: [territoryId, sellerUserId],
 });
 
+/** The id of the seller's seller_pending account of the territory and currency (`ledger_account_unique`); none before it is created. */
+export const sellerPendingAccountQuery = (territoryId: string, currency: string, sellerUserId: string): SqlQuery => ({
+  sql: `select id from ledger_account where territory_id = ?::uuid and currency = ? and kind = 'seller_pending' and owner_user_id = ?::uuid`,
+  params: [territoryId, currency, sellerUserId],
+});
+
 /** The seller_pending account that names a balance (its id is the balance and wallet id). */
 export const balanceAccountQuery = (balanceId: string): SqlQuery => ({
   sql: `select territory_id, currency, owner_user_id, ${isoColumn('created_at_utc')} as created_at_utc from ledger_account where id = ? and kind = 'seller_pending'`,

@@ -3,8 +3,8 @@
  * never stored. The balance id (also the wallet id) is the id of the seller's `seller_pending` account of the
  * territory and currency, which exists from the first paid sale on.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { runHotRead, runSql } from '../../db/sql.js';
+import { managerOf } from '../../db/request-manager.js';
+import { type HotReadSource, runHotRead } from '../../db/sql.js';
 import type { SellerTransactionStatus } from '../../entities/checkout.entity.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -17,21 +17,29 @@ import {
   latestSellerCurrencyQuery,
   sellerBalanceSumsQuery,
   sellerInTransitQuery,
+  sellerPendingAccountQuery,
   sellerTransactionsQuery,
 } from './seller-balance.queries.js';
 
 const noBalance = () => notFound('Seller balance', 'NO_SELLER_BALANCE');
 
-/** The projection of the seller accounts of (territory, currency, owner) named by its seller_pending account. */
-async function projectBalance(em: EntityManager, balanceId: string): Promise<SellerBalanceOutput | null> {
-  const [account] = await runSql<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(em, balanceAccountQuery(balanceId));
+/**
+ * The projection of the seller accounts of (territory, currency, owner) named by its seller_pending account. Given a
+ * request's context, its reads run on the pool.
+ */
+async function projectBalance(source: HotReadSource, balanceId: string): Promise<SellerBalanceOutput | null> {
+  const [account] = await runHotRead<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(
+    source,
+    balanceAccountQuery(balanceId),
+    { prepared: true },
+  );
   if (!account) return null;
-  const sums = await runSql<{ kind: string; total: string; last: string | null }>(
-    em,
+  const sums = await runHotRead<{ kind: string; total: string; last: string | null }>(
+    source,
     sellerBalanceSumsQuery(account.territory_id, account.currency, account.owner_user_id),
   );
   const total = (kind: string) => Number(sums.find((s) => s.kind === kind)?.total ?? 0);
-  const [transit] = await runSql<{ total: string }>(em, sellerInTransitQuery(account.territory_id, account.currency, account.owner_user_id));
+  const [transit] = await runHotRead<{ total: string }>(source, sellerInTransitQuery(account.territory_id, account.currency, account.owner_user_id));
   const last = sums.map((s) => s.last).filter((v): v is string => v !== null);
   return {
     id: balanceId,
@@ -49,19 +57,21 @@ async function projectBalance(em: EntityManager, balanceId: string): Promise<Sel
 /**
  * The seller's balance in the territory, in the currency of their latest sale; null before the first paid sale.
  * The seller_pending account is resolved (created on first use, idempotently), so a sale whose whole amount went to
- * fees still has a balance.
+ * fees still has a balance. It is looked up first (a prepared key lookup), so reading a balance writes nothing once
+ * the account exists.
  */
-export async function sellerBalanceOf(em: EntityManager, territoryId: string, sellerUserId: string): Promise<SellerBalanceOutput | null> {
-  const [latest] = await runSql<{ currency: string }>(em, latestSellerCurrencyQuery(territoryId, sellerUserId));
+export async function sellerBalanceOf(source: HotReadSource, territoryId: string, sellerUserId: string): Promise<SellerBalanceOutput | null> {
+  const [latest] = await runHotRead<{ currency: string }>(source, latestSellerCurrencyQuery(territoryId, sellerUserId));
   if (!latest) return null;
-  const id = await ledgerAccountId(em, territoryId, latest.currency, { kind: 'seller_pending', ownerUserId: sellerUserId });
-  return projectBalance(em, id);
+  const [account] = await runHotRead<{ id: string }>(source, sellerPendingAccountQuery(territoryId, latest.currency, sellerUserId), { prepared: true });
+  const id = account?.id ?? (await ledgerAccountId(managerOf(source), territoryId, latest.currency, { kind: 'seller_pending', ownerUserId: sellerUserId }));
+  return projectBalance(source, id);
 }
 
 /** `GET .../seller-balance/me`: 404 NO_SELLER_BALANCE before the first paid sale. */
 export async function getMySellerBalance(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerBalanceOutput> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const balance = await sellerBalanceOf(ctx.em, access.territoryId, ctx.user.id);
+  const balance = await sellerBalanceOf(ctx, access.territoryId, ctx.user.id);
   if (!balance) throw noBalance();
   return balance;
 }
@@ -110,7 +120,7 @@ export async function getMySellerTransactions(ctx: ServiceContext, input: { terr
 
 /** `GET /api/v1/wallets/{walletId}`: the seller balance by id, for its holder only (403); unknown 404. */
 export async function getWallet(ctx: ServiceContext, input: { walletId: string }): Promise<WalletOutput> {
-  const balance = await projectBalance(ctx.em, input.walletId);
+  const balance = await projectBalance(ctx, input.walletId);
   if (!balance) throw notFound('Wallet');
   if (balance.sellerUserId !== ctx.user.id) throw forbidden('Only the holder of a wallet can read it.');
   await requireTerritory(ctx, balance.territoryId, { flag: MARKETPLACE, status: 'ANY' });

@@ -1,10 +1,45 @@
 /**
- * Reads of preferences for other domains: the notification dispatcher honours each user's flags, chat asks whom a
- * user accepts direct messages from.
+ * Reads of preferences: the caller's own row (created on first read), and those of other domains: the notification
+ * dispatcher honours each user's flags, chat asks whom a user accepts direct messages from.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { managerOf } from '../../db/request-manager.js';
+import { execSql, type HotReadSource, isoColumn, runHotRead } from '../../db/sql.js';
 import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
 import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
+
+export interface PreferencesRow {
+  user_id: string;
+  profile_visibility: Visibility;
+  contact_visibility: Visibility;
+  share_location: boolean;
+  show_memberships: boolean;
+  notifications: Record<string, unknown> | null;
+  updated_at_utc: string;
+}
+
+/** A preferences row as the API answers it: selected, or returned by a write. */
+export const PREFERENCES_COLUMNS = `user_id, profile_visibility, contact_visibility, share_location, show_memberships, notifications,
+  ${isoColumn('updated_at_utc')} as updated_at_utc`;
+
+/**
+ * The user's preferences, created with the defaults (the table's column defaults) on first read, race-safe. Looked
+ * up first (a prepared key lookup), so reading an existing row writes nothing.
+ */
+export async function ensurePreferences(source: HotReadSource, userId: string): Promise<PreferencesRow> {
+  const rowOf = { sql: `select ${PREFERENCES_COLUMNS} from user_preferences where user_id = ?::uuid`, params: [userId] };
+  const [found] = await runHotRead<PreferencesRow>(source, rowOf, { prepared: true });
+  if (found) return found;
+  // Two first reads at once: the second insert does nothing and both read the same row.
+  await execSql(
+    managerOf(source),
+    'insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing',
+    [userId],
+  );
+  const [created] = await runHotRead<PreferencesRow>(source, rowOf, { prepared: true });
+  if (!created) throw new Error('user_preferences row missing after insert');
+  return created;
+}
 
 /** The entity's default (`contactVisibility` of a new preferences row), for users who never saved any. */
 const DEFAULT_CONTACT_VISIBILITY: Visibility = 'ResidentsOnly';

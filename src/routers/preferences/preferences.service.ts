@@ -1,22 +1,8 @@
 import { execSql } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Visibility } from '../../entities/preferences.entity.js';
 import type { NotificationsInput, PreferencesOutput, PrivacyInput } from './preferences.schemas.js';
-import { flagsOf } from './preferences.queries.js';
+import { ensurePreferences, flagsOf, PREFERENCES_COLUMNS, type PreferencesRow } from './preferences.queries.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
-
-interface PreferencesRow {
-  user_id: string;
-  profile_visibility: Visibility;
-  contact_visibility: Visibility;
-  share_location: boolean;
-  show_memberships: boolean;
-  notifications: Record<string, unknown> | null;
-  updated_at_utc: Date | string;
-}
-
-const RETURNING = 'user_id, profile_visibility, contact_visibility, share_location, show_memberships, notifications, updated_at_utc';
 
 function toOutput(row: PreferencesRow): PreferencesOutput {
   return {
@@ -26,28 +12,13 @@ function toOutput(row: PreferencesRow): PreferencesOutput {
     shareLocation: row.share_location,
     showMemberships: row.show_memberships,
     notifications: flagsOf(row.notifications),
-    updatedAtUtc: new Date(row.updated_at_utc).toISOString(),
+    updatedAtUtc: row.updated_at_utc,
   };
 }
 
-async function selectRow(em: EntityManager, userId: string) {
-  const rows = await execSql<PreferencesRow>(em, `select ${RETURNING} from user_preferences where user_id = ?`, [userId]);
-  return rows[0];
-}
-
-/** The caller's preferences; the first read creates the row with the defaults (column defaults of the table). */
+/** The caller's preferences; the first read creates the row with the defaults. */
 export async function getPreferences(ctx: ServiceContext) {
-  const { em } = ctx;
-  const userId = ctx.user.id;
-  const existing = await selectRow(em, userId);
-  if (existing) return toOutput(existing);
-  // Two first reads at once: the second insert does nothing and both read the same row.
-  await execSql(em, 'insert into user_preferences (user_id, created_at_utc, updated_at_utc) values (?, now(), now()) on conflict (user_id) do nothing', [
-    userId,
-  ]);
-  const created = await selectRow(em, userId);
-  if (!created) throw new Error('user_preferences row missing after insert');
-  return toOutput(created);
+  return toOutput(await ensurePreferences(ctx, ctx.user.id));
 }
 
 /** Replaces the four privacy settings (creating the row when absent). */
@@ -64,7 +35,7 @@ export async function updatePrivacy(ctx: ServiceContext, input: PrivacyInput) {
        share_location = excluded.share_location,
        show_memberships = excluded.show_memberships,
        updated_at_utc = excluded.updated_at_utc
-     returning ${RETURNING}`,
+     returning ${PREFERENCES_COLUMNS}`,
     [userId, input.profileVisibility, input.contactVisibility, input.shareLocation, input.showMemberships],
   );
   return toOutput(rows[0] as PreferencesRow);
@@ -82,7 +53,7 @@ export async function updateNotifications(ctx: ServiceContext, input: Notificati
      on conflict (user_id) do update set
        notifications = user_preferences.notifications || excluded.notifications,
        updated_at_utc = excluded.updated_at_utc
-     returning ${RETURNING}`,
+     returning ${PREFERENCES_COLUMNS}`,
     [userId, JSON.stringify(changes)],
   );
   return toOutput(rows[0] as PreferencesRow);

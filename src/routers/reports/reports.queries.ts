@@ -3,7 +3,7 @@
  * user exists). Other domains never type SQL against `report`, `report_sanction` or `posting_restriction`.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, isoColumn, type SqlQuery } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoColumn, runHotRead, type SqlQuery } from '../../db/sql.js';
 import type { ReportStatus, ReportTargetType } from '../../entities/report.entity.js';
 import type { ReportFilter } from './reports.schemas.js';
 
@@ -93,12 +93,11 @@ export async function targetsOverThreshold(
   );
 }
 
-/** Governance profile: the user's reports filed and how many were actioned. */
-export async function reportContributionsOf(em: EntityManager, userId: string) {
-  const [row] = await execSql<{ filed: number; actioned: number }>(
-    em,
-    `select count(*)::int as filed, (count(*) filter (where status = 'ACTIONED'))::int as actioned from report where reporter_user_id = ?`,
-    [userId],
-  );
+/** Governance profile: the user's reports filed and how many were actioned (on the pool). */
+export async function reportContributionsOf(source: HotReadSource, userId: string) {
+  const [row] = await runHotRead<{ filed: number; actioned: number }>(source, {
+    sql: `select count(*)::int as filed, (count(*) filter (where status = 'ACTIONED'))::int as actioned from report where reporter_user_id = ?::uuid`,
+    params: [userId],
+  });
   return { reportsFiled: row?.filed ?? 0, reportsActioned: row?.actioned ?? 0 };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { execSql, pgArray } from '../../db/sql.js';
+import { execSql, pgArray, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { MODERATION_RULE_TYPES } from '../../entities/moderation-rule.entity.js';
 import { normalizeFeatureFlag } from '../../entities/territory.entity.js';
@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { insertModerationRule, parseRuleConfig } from '../moderation-rules/moderation-rules.service.js';
 import { addTerritoryTag, setTerritoryFlag } from '../territories/territory-changes.js';
-import { dueVotings, visibleVotings, voteCounts, votingById, type VotingRow } from './votings.queries.js';
+import { dueVotings, visibleVotingsQuery, voteCounts, votingById, type VotingRow } from './votings.queries.js';
 import type { CreateVotingInput, VotingOutput, VotingResultsOutput } from './votings.schemas.js';
 
 const toOutput = (r: VotingRow): VotingOutput => ({
@@ -62,7 +62,8 @@ function mayVote(access: TerritoryAccess, v: VotingRow): boolean {
 }
 
 async function visibleVoting(ctx: ServiceContext, access: TerritoryAccess, votingId: string, lock: '' | 'for update' | 'for share' = '') {
-  const voting = await votingById(ctx.em, access.territoryId, votingId, lock);
+  // Given the context, a plain read runs on the pool; `{ ...ctx, em: tx }` reads (and locks) in the transaction.
+  const voting = await votingById(ctx, access.territoryId, votingId, lock);
   if (!voting || !sees(access, voting)) throw notFound('Voting');
   return voting;
 }
@@ -121,7 +122,10 @@ export async function createVoting(ctx: ServiceContext, input: CreateVotingInput
 
 export async function listVotings(ctx: ServiceContext, input: { territoryId: string; status?: VotingStatus; skip: number; take: number }) {
   const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
-  const rows = await visibleVotings(ctx.em, { ...input, territoryId: access.territoryId, viewerId: ctx.user.id, curator: isCurator(access) });
+  const rows = await runHotRead<VotingRow>(
+    ctx,
+    visibleVotingsQuery({ ...input, territoryId: access.territoryId, viewerId: ctx.user.id, curator: isCurator(access) }),
+  );
   return rows.map(toOutput);
 }
 
@@ -289,7 +293,7 @@ export async function getResults(ctx: ServiceContext, input: { territoryId: stri
   const access = await requireTerritory(ctx, input.territoryId, PARTICIPANTS);
   const voting = await visibleVoting(ctx, access, input.votingId);
   if (!CLOSED.includes(voting.status)) throw conflict('Results are available once the voting is closed.', 'VOTING_NOT_CLOSED');
-  const recorded = voting.results ?? tally(voting.options, await voteCounts(ctx.em, voting.id)).results;
+  const recorded = voting.results ?? tally(voting.options, await voteCounts(ctx, voting.id)).results;
   // In the proposal's order of options (jsonb keeps its keys in its own order).
   const results: Record<string, number> = Object.fromEntries(voting.options.map((o) => [o, recorded[o] ?? 0]));
   const totalVotes = Object.values(results).reduce((a, b) => a + b, 0);
