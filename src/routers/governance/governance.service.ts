@@ -6,11 +6,10 @@ import type { GovernanceProfileOutput } from './governance.schemas.js';
 /** The caller's own governance profile: their votes (newest first, up to 500) and moderation contributions. */
 export async function myGovernanceProfile(ctx: ServiceContext): Promise<GovernanceProfileOutput> {
   const { user } = ctx;
-  const [history, reports, moderationRuleVotes] = await Promise.all([
-    votingHistoryOf(ctx, user.id),
-    reportContributionsOf(ctx, user.id),
-    moderationRuleVotesOf(ctx, user.id),
-  ]);
+  // One after the other: three small reads in parallel would hold three pool connections for one request.
+  const history = await votingHistoryOf(ctx, user.id);
+  const reports = await reportContributionsOf(ctx, user.id);
+  const moderationRuleVotes = await moderationRuleVotesOf(ctx, user.id);
   return {
     userId: user.id,
     votingHistory: history.map((h) => ({

@@ -234,8 +234,10 @@ export async function listIncoming(ctx: ServiceContext, input: { status?: JoinRe
 
 export async function pageIncoming(ctx: ServiceContext, input: { status?: JoinRequestStatus; pageNumber: number; pageSize: number }) {
   const filter = await incomingFilter(ctx, input.status);
-  const items = await incomingPage(ctx, filter, pageOffset(input.pageNumber, input.pageSize));
-  const [total] = await runHotRead<{ n: number }>(ctx, incomingCountQuery(filter));
+  const [items, [total]] = await Promise.all([
+    incomingPage(ctx, filter, pageOffset(input.pageNumber, input.pageSize)),
+    runHotRead<{ n: number }>(ctx, incomingCountQuery(filter)),
+  ]);
   return toPage(items, total?.n ?? 0, input.pageNumber, input.pageSize);
 }
 
