@@ -123,11 +123,16 @@ export const PostComment = defineEntity({
   properties: {
     ...baseProperties,
     postId: () => p.manyToOne(Post).mapToPk().fieldName('post_id').deleteRule('cascade'),
-    authorUserId: () => p.manyToOne(User).mapToPk().fieldName('author_user_id').deleteRule('cascade').index(),
+    authorUserId: () => p.manyToOne(User).mapToPk().fieldName('author_user_id').deleteRule('cascade'),
     content: p.text(),
   },
-  // A post's comments, oldest first.
-  indexes: [{ name: 'post_comment_post_idx', properties: ['postId', 'createdAtUtc', 'id'] }],
+  indexes: [
+    // A post's comments, oldest first.
+    { name: 'post_comment_post_idx', properties: ['postId', 'createdAtUtc', 'id'] },
+    // "Did the viewer comment on this post" (a feed page's `commented_by_me`, one probe per row) and an author's
+    // comments (its foreign key): one index for both.
+    { name: 'post_comment_author_post_idx', properties: ['authorUserId', 'postId'] },
+  ],
 });
 
 /** One share per user and post: sharing again answers the existing share. */

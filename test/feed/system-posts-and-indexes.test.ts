@@ -254,6 +254,38 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
   });
 
+  it('commentedByMe is one probe of post_comment_author_post_idx per row, however many comments the viewer and others wrote', async () => {
+    const place = await newTerritory(t);
+    const author = await newUser(t);
+    const [viewerUser, other] = [await newUser(t), await newUser(t)];
+    await insertPublicPosts(place.id, author.id, 2000);
+    // Every post commented on by the viewer and, three times each, by someone else.
+    await t.sql(
+      `insert into post_comment (id, created_at_utc, post_id, author_user_id, content)
+       select gen_random_uuid(), now(), p.id, w.author, 'comment' from post p,
+              (select $2::uuid as author union all select $3::uuid from generate_series(1, 3)) w
+        where p.territory_id = $1`,
+      [place.id, viewerUser.id, other.id],
+    );
+    await t.sql('vacuum analyze post, post_comment');
+    const viewer = { userId: viewerUser.id, seesResidentsOnly: false, blockedUserIds: [] };
+    const query = feedPageQuery(
+      viewer,
+      { territoryId: place.id, anyTags: null, mapEntityId: null, assetId: null },
+      { offset: 0, limit: 20 },
+      { withInteractions: true },
+    );
+    const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
+    const nodes = await executedPlanOf(pool, query);
+    // Before the index, a BitmapAnd of the post's comments and all of the viewer's, per row.
+    expect(
+      nodes.filter((n) => n['Relation Name'] === 'post_comment' || n['Node Type'] === 'BitmapAnd').map((n) => `${n['Index Name']} ${n['Actual Loops']}`),
+      planSummary(nodes),
+    ).toEqual(['post_comment_author_post_idx 20']);
+    const rows = await runOnPool<{ commented_by_me: boolean }>(pool, query);
+    expect(rows.map((r) => r.commented_by_me)).toEqual(Array(20).fill(true));
+  });
+
   it('whether the reader has hidden posts is a probe of post_hidden_author_idx with the access; without any, the plain statement answers what the hidden branch would', async () => {
     const place = await newTerritory(t);
     const author = await newUser(t);
