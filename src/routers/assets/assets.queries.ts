@@ -1,7 +1,7 @@
 /**
  * SQL of the asset reads: one by id, a territory's list (newest first, on `territory_asset_territory_idx`:
- * territory, created desc, id desc; status, id and type filter it) and its count, and the validation percentages'
- * two counts.
+ * territory, created desc, id desc; status, id and type filter it) and its count, and how many of an asset's
+ * validations come from residents (the residents themselves are counted by memberships.queries.ts).
  */
 import { isoColumn, pgArray, type SqlQuery } from '../../db/sql.js';
 import type { AssetStatus, GeoAnchor } from '../../entities/asset.entity.js';
@@ -76,14 +76,5 @@ export function residentValidationsQuery(assetIds: string[]): SqlQuery {
            where v.asset_id = any(?::uuid[])
            group by v.asset_id`,
     params: [pgArray(assetIds)],
-  };
-}
-
-/** Per territory (`territory_id`), how many residents it has (`n`). */
-export function residentCountsQuery(territoryIds: string[]): SqlQuery {
-  return {
-    sql: `select territory_id, count(*)::int as n from territory_membership
-           where territory_id = any(?::uuid[]) and role = 'RESIDENT' group by territory_id`,
-    params: [pgArray([...new Set(territoryIds)])],
   };
 }

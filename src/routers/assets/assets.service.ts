@@ -7,17 +7,10 @@ import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type RequireTerritoryOptions } from '../../policy/territory-access.js';
+import { residentCountsQuery } from '../memberships/memberships.queries.js';
 import { cancelPendingWorkItems, completeWorkItem, createWorkItem, findPendingWorkItem } from '../work-items/work-items.service.js';
 import { applyAssetCuration, assetNotSuggested } from './asset-curation.js';
-import {
-  assetByIdQuery,
-  assetCountQuery,
-  type AssetFacts,
-  assetListQuery,
-  type AssetListWhere,
-  residentCountsQuery,
-  residentValidationsQuery,
-} from './assets.queries.js';
+import { assetByIdQuery, assetCountQuery, type AssetFacts, assetListQuery, type AssetListWhere, residentValidationsQuery } from './assets.queries.js';
 import { type AssetListFilter, type AssetOutput, type CreateAssetInput, SUBTYPE_ONLY_FOR_NATURAL, type UpdateAssetInput } from './assets.schemas.js';
 
 type AssetRow = InferEntity<typeof TerritoryAsset>;

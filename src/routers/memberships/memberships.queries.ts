@@ -18,6 +18,15 @@ export function residentsQuery(territoryId: string, exceptUserId: string): SqlQu
   };
 }
 
+/** Per territory (`territory_id`), how many residents it has (`n`): the validation percentage of assets. */
+export function residentCountsQuery(territoryIds: string[]): SqlQuery {
+  return {
+    sql: `select territory_id, count(*)::int as n from territory_membership
+           where territory_id = any(?::uuid[]) and role = 'RESIDENT' group by territory_id`,
+    params: [pgArray([...new Set(territoryIds)])],
+  };
+}
+
 /** A membership as its readers answer it: the entity's own property names, so `toMembershipOutput` takes either. */
 export interface MembershipFacts {
   id: string;
