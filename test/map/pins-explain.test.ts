@@ -12,7 +12,8 @@ import {
   pinsQuery,
 } from '../../src/routers/map/map.queries.js';
 import { PIN_TYPES } from '../../src/routers/map/map.schemas.js';
-import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
+import pg from 'pg';
+import { runPreparedOnPool, type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { newTerritory, newUser, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { planOf } from '../factories/query-plan.js';
@@ -203,6 +204,26 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
         [pinsCountQuery(v, filter)!, livePinsCountQuery(v, filter)!].map((q) => t.sql<{ total: number }>(toNumberedParams(q).sql, q.params)),
       );
       expect(stored).toEqual(live);
+    }
+  });
+
+  it('the stored pins count, a named statement, keeps a generic plan (planned once per connection, not per call)', async () => {
+    // One connection, so the statement's plan cache is one: PostgreSQL tries five custom plans, then keeps the
+    // generic one only if it costs no more. With the audiences as a parameter array it never did (0 of 100).
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      for (const v of [viewer({ residentsOnlyVisible: false }), viewer()]) {
+        for (let i = 0; i < 10; i++) await runPreparedOnPool(pool, pinCountsQuery(v, { types: PIN_TYPES })!);
+      }
+      const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+        `select generic_plans, custom_plans from pg_prepared_statements where statement like '%map_pin_counter%'`,
+      );
+      expect(rows.map((r) => [Number(r.custom_plans), Number(r.generic_plans)])).toEqual([
+        [5, 5],
+        [5, 5],
+      ]);
+    } finally {
+      await pool.end();
     }
   });
 

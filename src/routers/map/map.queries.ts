@@ -370,8 +370,12 @@ export function livePinsCountQuery(viewer: MapViewer, filter: PinFilter): SqlQue
   return { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, params: counts.flatMap((c) => c.params) };
 }
 
-/** The audiences (map_pin_counter.audience) a viewer sees. */
-const audiencesOf = (viewer: MapViewer) => `{${viewer.residentsOnlyVisible ? 'PUBLIC,RESIDENTS_ONLY' : 'PUBLIC'}}`;
+/**
+ * The audiences (map_pin_counter.audience) a viewer sees, written into the text: two texts in all. As a parameter
+ * array, PostgreSQL costed the generic plan for an array of unknown length (177 against the custom plan's 46) and
+ * planned the counts statement on every call (~0.9 ms with the hidden posts' subqueries, 0.2 to run it).
+ */
+const audiencesOf = (viewer: MapViewer) => (viewer.residentsOnlyVisible ? `('PUBLIC', 'RESIDENTS_ONLY')` : `('PUBLIC')`);
 
 /** How many pins of each type asked for the viewer sees: a column per type (`pinCountsQuery`). */
 export type PinCounts = Partial<Record<PinType, number>>;
@@ -420,8 +424,8 @@ export function pinCountsQuery(viewer: MapViewer, filter: PinFilter): SqlQuery |
   return {
     sql: `select ${columns.map((c, i) => `(${c.sql})::int as "${types[i]}"`).join(', ')}
       from (select ${types.map((t) => `coalesce(sum(c.pin_count) filter (where c.pin_type = '${t}'), 0) as "${t}"`).join(', ')}
-              from map_pin_counter c where c.territory_id = ?::uuid and c.audience = any(?::text[])) s`,
-    params: [...columns.flatMap((c) => c.params), viewer.territoryId, audiencesOf(viewer)],
+              from map_pin_counter c where c.territory_id = ?::uuid and c.audience in ${audiencesOf(viewer)}) s`,
+    params: [...columns.flatMap((c) => c.params), viewer.territoryId],
   };
 }
 
