@@ -14,7 +14,7 @@ import {
   type TestUser,
   UNKNOWN_ID,
 } from '../factories/index.js';
-import { planOf, planSummary } from '../factories/query-plan.js';
+import { expectIndexedRead } from '../factories/query-plan.js';
 import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -581,17 +581,7 @@ describe('the asset list uses its index (EXPLAIN on 6000 assets)', () => {
     assetId = (await t.sql<{ id: string }>('select id from territory_asset where territory_id = $1 limit 1', [territoryId]))[0]!.id;
   });
 
-  async function expectIndexed(query: SqlQuery, index: RegExp) {
-    const nodes = await planOf(t, query);
-    expect(
-      nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
-      planSummary(nodes),
-    ).not.toContain('territory_asset');
-    expect(
-      nodes.some((n) => index.test(n['Index Name'] ?? '')),
-      planSummary(nodes),
-    ).toBe(true);
-  }
+  const indexedAsset = (query: SqlQuery, index: RegExp) => expectIndexedRead(t, query, ['territory_asset'], index);
 
   it("a territory's assets, newest first, and their count, with each filter: the (territory, created, id) indexes", async () => {
     const lists: AssetListWhere[] = [
@@ -600,11 +590,11 @@ describe('the asset list uses its index (EXPLAIN on 6000 assets)', () => {
       { territoryId, statuses: ['Archived'] },
     ];
     for (const where of lists) {
-      await expectIndexed(assetListQuery(where, 0, 20), /^territory_asset_territory_idx$/);
-      await expectIndexed(assetCountQuery(where), /^territory_asset_territory_idx$/);
+      await indexedAsset(assetListQuery(where, 0, 20), /^territory_asset_territory_idx$/);
+      await indexedAsset(assetCountQuery(where), /^territory_asset_territory_idx$/);
     }
     // Only Active assets: the partial index of the pins serves too.
-    await expectIndexed(assetListQuery({ territoryId, statuses: ['Active'] }, 20, 20), /^territory_asset_(territory|active)_idx$/);
-    await expectIndexed(assetListQuery({ territoryId, statuses: ['Active'], assetId }, 0, 20), /^territory_asset_(pkey|territory_idx|active_idx)$/);
+    await indexedAsset(assetListQuery({ territoryId, statuses: ['Active'] }, 20, 20), /^territory_asset_(territory|active)_idx$/);
+    await indexedAsset(assetListQuery({ territoryId, statuses: ['Active'], assetId }, 0, 20), /^territory_asset_(pkey|territory_idx|active_idx)$/);
   });
 });

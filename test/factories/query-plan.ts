@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { expect } from 'vitest';
 import { type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import type { TestApp } from '../setup/test-app.js';
 
@@ -54,3 +55,19 @@ export async function executedPlanOf(db: pg.ClientBase | pg.Pool, query: SqlQuer
 /** A plan on one line, for assertion messages: node, index, loops x rows. */
 export const planSummary = (nodes: PlanNode[]) =>
   nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''} (${n['Actual Loops'] ?? 0}x${n['Actual Rows'] ?? 0})`).join(' > ');
+
+/**
+ * The query's plan (as a service sends it) scans none of `tables` sequentially and reads through an index whose name
+ * matches `index`; the plan is the assertions' message.
+ */
+export async function expectIndexedRead(t: TestApp, query: SqlQuery, tables: string[], index: RegExp): Promise<void> {
+  const nodes = await planOf(t, query);
+  expect(
+    nodes.filter((n) => n['Node Type'] === 'Seq Scan' && tables.includes(n['Relation Name'] ?? '')).map((n) => n['Relation Name']),
+    planSummary(nodes),
+  ).toEqual([]);
+  expect(
+    nodes.some((n) => index.test(n['Index Name'] ?? '')),
+    planSummary(nodes),
+  ).toBe(true);
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interestsOfQuery } from '../../src/routers/interests/interests.queries.js';
 import { countRows, newUser, type TestUser } from '../factories/index.js';
-import { planOf } from '../factories/query-plan.js';
+import { expectIndexedRead } from '../factories/query-plan.js';
 import { countForks } from '../setup/forks.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -156,15 +156,6 @@ describe('the list of interests uses an index (EXPLAIN on 20000 tags)', () => {
         from app_user u, generate_series(1, 10) as k where u.external_id like 'index-interested-%'`);
     await t.sql('vacuum analyze user_interest');
     const [user] = await t.sql<{ id: string }>(`select id from app_user where external_id = 'index-interested-1000'`);
-    const nodes = await planOf(t, interestsOfQuery(user!.id));
-    const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
-    expect(
-      nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'user_interest'),
-      summary,
-    ).toBe(false);
-    expect(
-      nodes.some((n) => n['Index Name'] === 'user_interest_user_id_tag_unique'),
-      summary,
-    ).toBe(true);
+    await expectIndexedRead(t, interestsOfQuery(user!.id), ['user_interest'], /^user_interest_user_id_tag_unique$/);
   });
 });

@@ -11,7 +11,7 @@ import { signUserToken } from '../../src/platform/jwt.js';
 import { payoutsCountQuery, payoutsPageQuery, sellerPayouts, territoryPayouts } from '../../src/routers/payouts/payouts.queries.js';
 import { sellerPendingAccountQuery } from '../../src/routers/payouts/seller-balance.queries.js';
 import { newTerritory, newUser, type TestTerritory, testSession } from '../factories/index.js';
-import { planOf } from '../factories/query-plan.js';
+import { expectIndexedRead, planOf } from '../factories/query-plan.js';
 import { expectLedgerBalanced } from '../marketplace/money-helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -103,18 +103,7 @@ describe('the payout reads use their indexes', () => {
     );
     await t.sql('vacuum analyze territory, payout');
     const page = { offset: 20, limit: 20 };
-    const expectIndexed = async (query: SqlQuery, index: RegExp) => {
-      const nodes = await planOf(t, query);
-      const summary = nodes.map((n) => `${n['Node Type']}${n['Index Name'] ? ` on ${n['Index Name']}` : ''}`).join(' > ');
-      expect(
-        nodes.filter((n) => n['Node Type'] === 'Seq Scan' && SELLER_READ_TABLES.includes(n['Relation Name'] ?? '')),
-        summary,
-      ).toEqual([]);
-      expect(
-        nodes.some((n) => index.test(n['Index Name'] ?? '')),
-        summary,
-      ).toBe(true);
-    };
+    const expectIndexed = (query: SqlQuery, index: RegExp) => expectIndexedRead(t, query, SELLER_READ_TABLES, index);
     await expectIndexed(sellerPendingAccountQuery(territory.id, 'BRL', sellerUserId), /^ledger_account_unique$/);
     for (const filter of [territoryPayouts(territory.id, undefined, undefined), territoryPayouts(territory.id, 'COMPLETED', undefined)]) {
       await expectIndexed(payoutsPageQuery(filter, page), /^payout_territory_idx$/);
