@@ -53,7 +53,7 @@ export const feedSeed: SeedStep = {
     );
     await db.query(
       `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, tags, map_entity_id,
-                         asset_ids, event_id, alert_id, like_count, comment_count, share_count, updated_at_utc)
+                         asset_ids, event_id, alert_id, updated_at_utc)
        select gen_random_uuid(), now() - make_interval(secs => g.i * 120), $1::uuid, a.ids[1 + (g.i * 7) % ${AUTHORS}],
               'Post ' || g.i || ' in the neighbourhood',
               'Neighbours, here is what happened today (' || g.i || '). ' || repeat('More details follow. ', 1 + g.i % 6),
@@ -64,13 +64,21 @@ export const feedSeed: SeedStep = {
                            when 1 then array[t.tags[1 + g.i % ${TAGS.length}]]
                            else array[t.tags[1 + g.i % ${TAGS.length}], t.tags[1 + (g.i % ${TAGS.length} + 1 + (g.i / 7) % ${TAGS.length - 1}) % ${TAGS.length}]] end,
               null, '{}'::text[], case when ev.id is not null and g.i % 50 = 0 then ev.id end, null,
-              floor(power(random(), 3) * 60)::int, floor(power(random(), 2) * 15)::int, floor(power(random(), 4) * 6)::int,
               now() - make_interval(secs => g.i * 120)
          from generate_series(1, $2::int) as g(i),
               (select array_agg(id order by external_id) as ids from app_user where external_id like 'bench-feed-author-%') a,
               (select (select id from event where territory_id = $1::uuid order by id limit 1) as id) ev,
               (select ${sqlTextArray(TAGS)} as tags) t`,
       [territoryId, postsOf(size)],
+    );
+    // Skewed like, comment and share counts (a post without any has no counts row, as in the API).
+    await db.query(
+      `insert into post_interaction_count (post_id, like_count, comment_count, share_count)
+       select * from (select id, floor(power(random(), 3) * 60)::int as likes, floor(power(random(), 2) * 15)::int as comments,
+                             floor(power(random(), 4) * 6)::int as shares
+                        from post where territory_id = $1::uuid order by created_at_utc desc, id desc) c
+        where likes + comments + shares > 0`,
+      [territoryId],
     );
     // The media of a post: the storage key carries the post id and the display order, which the attachment reads back.
     await db.query(
@@ -89,7 +97,7 @@ export const feedSeed: SeedStep = {
        select gen_random_uuid(), now(), m.id, 'POST', split_part(m.storage_key, '/', 3)::uuid, split_part(m.storage_key, '/', 4)::int from media m`,
       [territoryId],
     );
-    await db.query('analyze post; analyze media_asset; analyze media_attachment');
+    await db.query('analyze post; analyze post_interaction_count; analyze media_asset; analyze media_attachment');
     const { rows } = await db.query<{ posts: number; published: number; media: number }>(
       `select count(*)::int as posts, (count(*) filter (where status = 'PUBLISHED'))::int as published,
               (select count(*)::int from media_attachment a join post p on p.id = a.owner_id where a.owner_type = 'POST' and p.territory_id = $1::uuid) as media
@@ -117,10 +125,11 @@ export async function prepareReader(db: pg.Client, territoryId: string) {
   await db.query(
     `with liked as (
        insert into post_like (post_id, user_id, created_at_utc)
-       select p.id, ${user}, now() from post p where p.territory_id = $1::uuid and p.like_count > 0 and md5(p.id::text) < '2'
+       select p.id, ${user}, now() from post p join post_interaction_count c on c.post_id = p.id
+        where p.territory_id = $1::uuid and c.like_count > 0 and md5(p.id::text) < '2'
        on conflict do nothing returning post_id
      )
-     update post set like_count = like_count + 1 where id in (select post_id from liked)`,
+     update post_interaction_count set like_count = like_count + 1 where post_id in (select post_id from liked)`,
     [territoryId],
   );
 }

@@ -107,7 +107,8 @@ async function prepareReaders(db: pg.Client, territoryId: string, readers: numbe
        insert into post_like (post_id, user_id, created_at_utc)
        select p.id, r.id, now() from readers r join recent p on (p.n + r.k) % 7 = 0 on conflict do nothing returning post_id
      )
-     update post set like_count = like_count + l.c from (select post_id, count(*)::int as c from liked group by post_id) l where post.id = l.post_id`,
+     insert into post_interaction_count as ic (post_id, like_count) select post_id, count(*)::int from liked group by post_id
+     on conflict (post_id) do update set like_count = ic.like_count + excluded.like_count`,
     [territoryId],
   );
   await db.query(
@@ -116,7 +117,8 @@ async function prepareReaders(db: pg.Client, territoryId: string, readers: numbe
        insert into post_share (id, created_at_utc, post_id, user_id)
        select gen_random_uuid(), now(), p.id, r.id from readers r join recent p on (p.n + r.k) % 23 = 0 returning post_id
      )
-     update post set share_count = share_count + s.c from (select post_id, count(*)::int as c from shared group by post_id) s where post.id = s.post_id`,
+     insert into post_interaction_count as ic (post_id, share_count) select post_id, count(*)::int from shared group by post_id
+     on conflict (post_id) do update set share_count = ic.share_count + excluded.share_count`,
     [territoryId],
   );
   await db.query(
@@ -125,10 +127,11 @@ async function prepareReaders(db: pg.Client, territoryId: string, readers: numbe
        insert into post_comment (id, created_at_utc, post_id, author_user_id, content)
        select gen_random_uuid(), now(), p.id, r.id, 'Thanks for letting us know.' from readers r join recent p on (p.n + r.k) % 29 = 0 returning post_id
      )
-     update post set comment_count = comment_count + c.c from (select post_id, count(*)::int as c from commented group by post_id) c where post.id = c.post_id`,
+     insert into post_interaction_count as ic (post_id, comment_count) select post_id, count(*)::int from commented group by post_id
+     on conflict (post_id) do update set comment_count = ic.comment_count + excluded.comment_count`,
     [territoryId],
   );
-  await db.query('analyze territory_membership; analyze post_like; analyze post_share; analyze post_comment');
+  await db.query('analyze territory_membership; analyze post_like; analyze post_share; analyze post_comment; analyze post_interaction_count');
   const { rows } = await db.query<{ id: string }>(`select id from app_user where external_id like 'bench-journey-reader-%' order by external_id`);
   return rows.map((r) => r.id);
 }

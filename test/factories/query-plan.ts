@@ -11,6 +11,8 @@ export interface PlanNode {
   'Actual Loops'?: number;
   'Actual Rows'?: number;
   'Rows Removed by Filter'?: number;
+  /** EXPLAIN ANALYZE of an index-only scan: rows whose visibility was checked in the heap. */
+  'Heap Fetches'?: number;
   Filter?: string;
   'Recheck Cond'?: string;
   'Index Cond'?: string;

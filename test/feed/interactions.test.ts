@@ -45,6 +45,21 @@ describe('likes', () => {
     expect(await item(author, post.id)).toMatchObject({ likeCount: 1 });
   });
 
+  it("concurrent first likes, comments and shares of a post by different users all count (the post's counts row is created once)", async () => {
+    const post = await postOk(t, author, territory.id);
+    const fans = await Promise.all(Array.from({ length: 4 }, () => newResident(t, territory)));
+    const results = await Promise.all(
+      fans.flatMap((fan) => [
+        inject('POST', `/api/v1/feed/${post.id}/likes`, fan),
+        inject('POST', `/api/v1/feed/${post.id}/comments`, fan, { content: 'Nice' }),
+        inject('POST', `/api/v1/feed/${post.id}/shares`, fan),
+      ]),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(fans.flatMap(() => [200, 201, 201]));
+    expect(await item(author, post.id)).toMatchObject({ likeCount: 4, commentCount: 4, shareCount: 4 });
+    expect(await countRows(t, 'post_interaction_count', 'post_id = $1', [post.id])).toBe(1);
+  });
+
   it('DELETE likes removes my like (204), and is 204 again when there is none', async () => {
     const post = await postOk(t, author, territory.id);
     await inject('POST', `/api/v1/feed/${post.id}/likes`, neighbour);

@@ -70,7 +70,7 @@ describe('GET /feed/territory-feed', () => {
     const viewer = await newVisitor(t, territory);
     const postId = await newPost(t, { territoryId: territory.id, authorUserId: author.id, title: 'Hello street' });
     await t.sql('insert into post_like (post_id, user_id, created_at_utc) values ($1, $2, now())', [postId, viewer.id]);
-    await t.sql('update post set like_count = 1 where id = $1', [postId]);
+    await t.sql('insert into post_interaction_count (post_id, like_count) values ($1, 1)', [postId]);
     const res = await v2(t, 'GET', feedUrl(territory.id, '&pageSize=50'), { client, user: viewer });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();

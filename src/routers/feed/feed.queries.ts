@@ -46,7 +46,7 @@ export interface FeedRow {
 }
 
 const POST_COLUMNS = `p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
-    p.asset_ids, p.like_count, p.comment_count, p.share_count, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
+    p.asset_ids, p.event_id, p.author_user_id, p.created_at_utc, p.updated_at_utc`;
 
 /**
  * Whether the viewer (the next two parameters) shared and commented on post `p`: probes per row, as the likes (an
@@ -69,6 +69,10 @@ export function interactionsQuery(viewerId: string, postId: string): SqlQuery {
 
 const viewerParams = (viewerId: string, withInteractions: boolean) => (withInteractions ? [viewerId, viewerId, viewerId] : [viewerId]);
 
+/** A post's counts (post_interaction_count `ic`, joined on the post: no row until its first interaction). */
+export const COUNT_COLUMNS =
+  'coalesce(ic.like_count, 0) as like_count, coalesce(ic.comment_count, 0) as comment_count, coalesce(ic.share_count, 0) as share_count';
+
 /**
  * A feed item for each row of `rows` (an aliased from-item `p` with POST_COLUMNS). The viewer is the first parameter
  * (likedByMe). Pages pass their already limited rows: joins and the like lookup then run for those rows only, and
@@ -84,7 +88,7 @@ const itemsOf = (
   withInteractions = false,
   total: SqlQuery | null = null,
 ) => `select p.id, p.territory_id, p.title, p.content, p.type, p.visibility, p.status, p.tags, p.map_entity_id,
-    p.asset_ids, p.like_count, p.comment_count, p.share_count,
+    p.asset_ids, ${COUNT_COLUMNS},
     coalesce((select true from post_like l where l.post_id = p.id and l.user_id = ?::uuid), false) as liked_by_me,${withInteractions ? `\n    ${INTERACTION_COLUMNS},` : ''}${total ? `\n    (${total.sql}) as total,` : ''}
     p.event_id, e.title as event_title, ${isoColumn('e.starts_at_utc')} as event_starts_at_utc, e.status as event_status,
     p.author_user_id, u.display_name as author_display_name,
@@ -92,6 +96,7 @@ const itemsOf = (
     coalesce(md.ids, '{}') as media_ids, coalesce(md.types, '{}') as media_types
   from ${rows}
   join app_user u on u.id = p.author_user_id
+  left join post_interaction_count ic on ic.post_id = p.id
   left join event e on e.id = p.event_id
   cross join lateral (select array_agg(m.id order by a.display_order) as ids, array_agg(m.media_type order by a.display_order) as types
                         from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null

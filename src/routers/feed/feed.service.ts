@@ -12,6 +12,7 @@ import { residentsQuery } from '../memberships/memberships.queries.js';
 import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-rules/moderation-rules.service.js';
 import { enqueueNotificationTo } from '../notifications/outbox.js';
 import {
+  COUNT_COLUMNS,
   type CommentRow,
   commentsCountQuery,
   commentsPageQuery,
@@ -404,13 +405,23 @@ async function onExistingPost<T>(work: () => Promise<T>): Promise<T> {
 async function countsOf(em: EntityManager, userId: string, postId: string): Promise<PostCountsOutput> {
   const [row] = await execSql<{ like_count: number; comment_count: number; share_count: number; liked_by_me: boolean }>(
     em,
-    `select p.like_count, p.comment_count, p.share_count,
+    `select ${COUNT_COLUMNS},
             exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?) as liked_by_me
-       from post p where p.id = ?`,
+       from post p left join post_interaction_count ic on ic.post_id = p.id where p.id = ?`,
     [userId, postId],
   );
   if (!row) throw postNotFound();
   return { postId, likeCount: row.like_count, commentCount: row.comment_count, shareCount: row.share_count, likedByMe: row.liked_by_me };
+}
+
+/**
+ * One more like, comment or share of the post, in the interaction's transaction: its post_interaction_count row,
+ * created by the first (the post's own row is never rewritten, see the entity).
+ */
+async function countOneMore(tx: EntityManager, postId: string, count: 'like_count' | 'comment_count' | 'share_count') {
+  await execSql(tx, `insert into post_interaction_count as c (post_id, ${count}) values (?, 1) on conflict (post_id) do update set ${count} = c.${count} + 1`, [
+    postId,
+  ]);
 }
 
 /** Idempotent: a second like changes nothing. The count moves in the same transaction as the like row. */
@@ -425,7 +436,7 @@ export async function likePost(ctx: ServiceContext, input: { id: string }): Prom
         'insert into post_like (post_id, user_id, created_at_utc) values (?, ?, now()) on conflict do nothing returning post_id',
         [postId, user.id],
       );
-      if (inserted.length > 0) await execSql(tx, 'update post set like_count = like_count + 1 where id = ?', [postId]);
+      if (inserted.length > 0) await countOneMore(tx, postId, 'like_count');
       return countsOf(tx, user.id, postId);
     }),
   );
@@ -438,7 +449,7 @@ export async function unlikePost(ctx: ServiceContext, input: { id: string }): Pr
   await em.transactional(async (tx) => {
     await visiblePost(tx, user, postId);
     const deleted = await execSql<{ post_id: string }>(tx, 'delete from post_like where post_id = ? and user_id = ? returning post_id', [postId, user.id]);
-    if (deleted.length > 0) await execSql(tx, 'update post set like_count = greatest(like_count - 1, 0) where id = ?', [postId]);
+    if (deleted.length > 0) await execSql(tx, 'update post_interaction_count set like_count = greatest(like_count - 1, 0) where post_id = ?', [postId]);
   });
 }
 
@@ -453,7 +464,7 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
       await enforceProhibitedWordsOn(tx, post.territory_id, content, 'content');
       const comment = tx.create(PostComment, { postId, authorUserId: user.id, content });
       await tx.flush();
-      await execSql(tx, 'update post set comment_count = comment_count + 1 where id = ?', [postId]);
+      await countOneMore(tx, postId, 'comment_count');
       return {
         id: comment.id,
         postId,
@@ -499,10 +510,11 @@ export async function sharePost(ctx: ServiceContext, input: { id: string }): Pro
          on conflict (post_id, user_id) do nothing returning id`,
         [newId(), postId, user.id],
       );
-      if (inserted.length > 0) await execSql(tx, 'update post set share_count = share_count + 1 where id = ?', [postId]);
+      if (inserted.length > 0) await countOneMore(tx, postId, 'share_count');
       const [row] = await execSql<{ id: string; created_at_utc: Date; share_count: number }>(
         tx,
-        `select s.id, s.created_at_utc, p.share_count from post_share s join post p on p.id = s.post_id
+        `select s.id, s.created_at_utc, coalesce(ic.share_count, 0) as share_count
+           from post_share s left join post_interaction_count ic on ic.post_id = s.post_id
           where s.post_id = ? and s.user_id = ?`,
         [postId, user.id],
       );
