@@ -254,38 +254,42 @@ describe('feed queries use their indexes (EXPLAIN on a few thousand posts)', () 
     expect(rows.map((r) => r.liked_by_me)).toEqual(Array(20).fill(true));
   });
 
-  it("likes, comments and shares leave the posts' rows as they were: a later page skips its rows in post_feed_idx without a heap fetch", async () => {
+  it("likes, comments and shares leave the posts' rows as they were: a later page skips its rows in post_feed_idx with no more heap fetches", async () => {
     const place = await newTerritory(t);
     const author = await newResident(t, place);
     const fan = await newResident(t, place);
     await insertPublicPosts(place.id, author.id, 200);
     // The test database commits asynchronously (synchronous_commit off), and VACUUM sets a page all-visible only
-    // once its rows' commits are on disk: a checkpoint writes them.
+    // once its rows' commits are on disk: a checkpoint writes them. A snapshot open elsewhere at that moment (a
+    // background job) can still keep the pages from it, so the page's heap fetches are compared with the fetches
+    // before the interactions (0 when the map is set), not with 0.
     await t.sql('checkpoint');
     await t.sql('vacuum analyze post');
-    const visible = `select relallvisible = relpages as all_visible from pg_class where relname = 'post'`;
-    expect(await t.sql(visible)).toEqual([{ all_visible: true }]);
+    const viewer = { userId: fan.id, seesResidentsOnly: true, blockedUserIds: [] };
+    const query = feedPageQuery(viewer, { territoryId: place.id, anyTags: null, mapEntityId: null, assetId: null }, { offset: 40, limit: 20 });
+    const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
+    const keyScan = async () => {
+      const nodes = await executedPlanOf(pool, query);
+      const keys = nodes.filter((n) => n['Index Name'] === 'post_feed_idx');
+      expect(
+        keys.map((n) => n['Node Type']),
+        planSummary(nodes),
+      ).toEqual(['Index Only Scan']);
+      return keys[0]!['Heap Fetches'];
+    };
+    const fetchesBefore = await keyScan();
     const newest = await t.sql<{ id: string }>(`select id from post where territory_id = $1 order by created_at_utc desc limit 60`, [place.id]);
-    const before = await t.sql<{ id: string; xmin: string }>(`select id, xmin::text from post where territory_id = $1 order by id`, [place.id]);
+    const rowVersions = `select id, xmin::text from post where territory_id = $1 order by id`;
+    const before = await t.sql<{ id: string; xmin: string }>(rowVersions, [place.id]);
     for (const { id } of newest) {
       for (const [path, payload] of [['likes'], ['comments', { content: 'Thanks' }], ['shares']] as const) {
         const res = await t.app.inject({ method: 'POST', url: `/api/v1/feed/${id}/${path}`, headers: fan.headers, ...(payload ? { payload } : {}) });
         expect(res.statusCode, res.body).toBeLessThan(300);
       }
     }
-    // The counts moved (post_interaction_count), the posts' rows did not: same row versions.
-    expect(await t.sql(`select id, xmin::text from post where territory_id = $1 order by id`, [place.id])).toEqual(before);
-    await t.sql('analyze post');
-    expect(await t.sql(visible)).toEqual([{ all_visible: true }]);
-    const viewer = { userId: fan.id, seesResidentsOnly: true, blockedUserIds: [] };
-    const query = feedPageQuery(viewer, { territoryId: place.id, anyTags: null, mapEntityId: null, assetId: null }, { offset: 40, limit: 20 });
-    const pool = (await fork().getConnection().getNativeClient()) as pg.Pool;
-    const nodes = await executedPlanOf(pool, query);
-    const keys = nodes.filter((n) => n['Index Name'] === 'post_feed_idx');
-    expect(
-      keys.map((n) => `${n['Node Type']} ${n['Heap Fetches']}`),
-      planSummary(nodes),
-    ).toEqual(['Index Only Scan 0']);
+    // The counts moved (post_interaction_count), the posts' rows did not: same row versions, no page rewritten.
+    expect(await t.sql(rowVersions, [place.id])).toEqual(before);
+    expect(await keyScan()).toBe(fetchesBefore);
     const rows = await runOnPool<{ like_count: number; comment_count: number; share_count: number }>(pool, query);
     expect(rows.map((r) => [r.like_count, r.comment_count, r.share_count])).toEqual(Array(20).fill([1, 1, 1]));
   });
