@@ -69,7 +69,10 @@ export function interactionsQuery(viewerId: string, postId: string): SqlQuery {
 
 const viewerParams = (viewerId: string, withInteractions: boolean) => (withInteractions ? [viewerId, viewerId, viewerId] : [viewerId]);
 
-/** A post's counts (post_interaction_count `ic`, joined on the post: no row until its first interaction). */
+/** Joins a post `p` to its counts (`ic`: no row until the post's first interaction), which COUNT_COLUMNS read. */
+export const COUNTS_JOIN = 'left join post_interaction_count ic on ic.post_id = p.id';
+
+/** A post's counts, 0 without a row (from COUNTS_JOIN's `ic`). */
 export const COUNT_COLUMNS =
   'coalesce(ic.like_count, 0) as like_count, coalesce(ic.comment_count, 0) as comment_count, coalesce(ic.share_count, 0) as share_count';
 
@@ -96,7 +99,7 @@ const itemsOf = (
     coalesce(md.ids, '{}') as media_ids, coalesce(md.types, '{}') as media_types
   from ${rows}
   join app_user u on u.id = p.author_user_id
-  left join post_interaction_count ic on ic.post_id = p.id
+  ${COUNTS_JOIN}
   left join event e on e.id = p.event_id
   cross join lateral (select array_agg(m.id order by a.display_order) as ids, array_agg(m.media_type order by a.display_order) as types
                         from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null

@@ -13,6 +13,7 @@ import { enforceModerationRules, enforceProhibitedWordsOn } from '../moderation-
 import { enqueueNotificationTo } from '../notifications/outbox.js';
 import {
   COUNT_COLUMNS,
+  COUNTS_JOIN,
   type CommentRow,
   commentsCountQuery,
   commentsPageQuery,
@@ -407,7 +408,7 @@ async function countsOf(em: EntityManager, userId: string, postId: string): Prom
     em,
     `select ${COUNT_COLUMNS},
             exists (select 1 from post_like l where l.post_id = p.id and l.user_id = ?) as liked_by_me
-       from post p left join post_interaction_count ic on ic.post_id = p.id where p.id = ?`,
+       from post p ${COUNTS_JOIN} where p.id = ?`,
     [userId, postId],
   );
   if (!row) throw postNotFound();
