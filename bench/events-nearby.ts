@@ -4,7 +4,8 @@
  */
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
-import { toNumberedParams } from '../src/db/sql.js';
+import { runPreparedOnPool, toNumberedParams } from '../src/db/sql.js';
+import { type LiveMediaRow, liveMediaByOwner, liveMediaQuery, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
 import { HOT_READ, type Scenario } from './scenario.js';
 import { CITIES, COUNTRY_BOX, type SeedStep, benchViewerId } from './seed.js';
 
@@ -84,19 +85,9 @@ const nearbyEventJson = (r: EventRow & { distance_km: number }, mediaUrls: strin
   distanceKm: Math.round(r.distance_km * 1000) / 1000,
 });
 
-/** The same lookup as the media service's `mediaUrlsOf` for a page of events. */
+/** The media service's `mediaUrlsOf` for a page of events: its statement, named as the API names it. */
 async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
-  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return out;
-  const { rows } = await pool.query<{ owner_id: string; media_asset_id: string }>(
-    `select a.owner_id, a.media_asset_id
-       from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-      where a.owner_type = 'EVENT' and a.owner_id = any($1::uuid[])
-      order by a.owner_id, a.display_order`,
-    [ids],
-  );
-  for (const row of rows) out.get(row.owner_id)?.push(`/api/v1/media/${row.media_asset_id}`);
-  return out;
+  return liveMediaByOwner(ids, ids.length === 0 ? [] : await runPreparedOnPool<LiveMediaRow>(pool, liveMediaQuery('EVENT', ids)), mediaUrlOfRow);
 }
 
 const qs = (params: Record<string, string | number>) =>

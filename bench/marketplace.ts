@@ -12,6 +12,7 @@ import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { itemOutputOf } from '../src/routers/items/items.service.js';
+import { type LiveMediaRow, liveMediaByOwner, liveMediaQuery, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
 import { driveEach } from './load.js';
 import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -179,17 +180,7 @@ export const itemSearchScenario: Scenario = {
         limit: Number(q.take ?? TAKE),
       });
       const ids = rows.map((r) => r.id);
-      const urls = new Map<string, string[]>(ids.map((id) => [id, []]));
-      if (ids.length > 0) {
-        const media = await pool.query<{ owner_id: string; media_asset_id: string }>(
-          `select a.owner_id, a.media_asset_id
-             from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-            where a.owner_type = 'ITEM' and a.owner_id = any($1::uuid[])
-            order by a.owner_id, a.display_order`,
-          [ids],
-        );
-        for (const row of media.rows) urls.get(row.owner_id)?.push(`/api/v1/media/${row.media_asset_id}`);
-      }
+      const urls = liveMediaByOwner(ids, ids.length === 0 ? [] : await runPreparedOnPool<LiveMediaRow>(pool, liveMediaQuery('ITEM', ids)), mediaUrlOfRow);
       return rows.map((r) => itemOutputOf(r, urls.get(r.id) ?? []));
     },
   },

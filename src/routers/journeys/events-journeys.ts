@@ -48,7 +48,7 @@ export async function territoryEvents(ctx: ServiceContext, input: z.infer<typeof
     pageSize: input.pageSize,
   });
   const media = await mediaOf(
-    ctx.em,
+    ctx,
     'EVENT',
     page.items.map((e) => e.id),
   );

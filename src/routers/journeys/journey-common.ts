@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { execSql, pgArray } from '../../db/sql.js';
-import { MEDIA_TYPES, type MediaOwnerType, type MediaType } from '../../entities/media.entity.js';
-import { mediaUrl } from '../media/media.service.js';
+import type { HotReadSource } from '../../db/sql.js';
+import { MEDIA_TYPES, type MediaOwnerType } from '../../entities/media.entity.js';
+import { liveMediaOf, mediaUrl } from '../media/media.service.js';
 
 export const JOURNEY_TAGS = ['Journeys'];
 
@@ -35,17 +34,6 @@ export const journeySuggestion = z.object({ action: z.string(), title: z.string(
 export type JourneySuggestion = z.infer<typeof journeySuggestion>;
 
 /** The live media attached to each owner, in display order. */
-export async function mediaOf(em: EntityManager, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, JourneyMedia[]>> {
-  const out = new Map<string, JourneyMedia[]>(ownerIds.map((id) => [id, []]));
-  if (ownerIds.length === 0) return out;
-  const rows = await execSql<{ owner_id: string; id: string; media_type: MediaType }>(
-    em,
-    `select a.owner_id, m.id, m.media_type
-       from media_attachment a join media_asset m on m.id = a.media_asset_id and m.deleted_at_utc is null
-      where a.owner_type = ? and a.owner_id = any(?::uuid[])
-      order by a.owner_id, a.display_order`,
-    [ownerType, pgArray([...new Set(ownerIds)])],
-  );
-  for (const r of rows) out.get(r.owner_id)?.push({ id: r.id, url: mediaUrl(r.id), mediaType: r.media_type });
-  return out;
+export function mediaOf(source: HotReadSource, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, JourneyMedia[]>> {
+  return liveMediaOf(source, ownerType, ownerIds, (r) => ({ id: r.id, url: mediaUrl(r.id), mediaType: r.media_type }));
 }

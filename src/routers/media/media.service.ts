@@ -16,7 +16,17 @@ import { assertStorageQuota, reserveStorage } from './storage-quota.js';
 import type { MediaAssetOutput, UploadFields } from './media.schemas.js';
 
 // The functions other domains call to attach, list and delete media (posts, events, items, chat).
-export { assertAttachable, attachMedia, deleteMediaOf, mediaUrl, mediaUrlsOf, CHAT_VIDEO_REFUSED, type AttachTarget, type MediaRow } from './media-attach.js';
+export {
+  assertAttachable,
+  attachMedia,
+  deleteMediaOf,
+  liveMediaOf,
+  mediaUrl,
+  mediaUrlsOf,
+  CHAT_VIDEO_REFUSED,
+  type AttachTarget,
+  type MediaRow,
+} from './media-attach.js';
 
 type MediaAssetEntity = InferEntity<typeof MediaAsset>;
 
