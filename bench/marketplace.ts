@@ -173,7 +173,7 @@ export const itemSearchScenario: Scenario = {
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }
-      const rows = await listItemRows((query) => runOnPool<ItemRow>(pool, query), {
+      const rows = await listItemRows((query, { prepared }) => (prepared ? runPreparedOnPool<ItemRow>(pool, query) : runOnPool<ItemRow>(pool, query)), {
         territoryId: access.id,
         q: q.q || undefined,
         offset: Number(q.skip ?? 0),

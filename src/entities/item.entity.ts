@@ -54,7 +54,8 @@ export const Item = defineEntity({
       .onUpdate(() => new Date()),
   },
   indexes: [
-    // The item list: a territory's ACTIVE items, newest first (store, type and category filter on it).
+    // The item list: a territory's ACTIVE items, newest first (store, type and category filter on it). Its
+    // `territory_id` statistics say territories are large (Migration20261127100000): generic plans read it in order.
     {
       name: 'item_active_territory_idx',
       expression: `create index "item_active_territory_idx" on "item" ("territory_id", "created_at_utc" desc, "id" desc) ${ACTIVE}`,

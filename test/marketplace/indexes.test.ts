@@ -111,7 +111,7 @@ describe('marketplace read paths use indexes (EXPLAIN on 6000 items)', () => {
     }
   });
 
-  it('q matches what `ilike` on title and description matched: any case, accents, an edit of the title', async () => {
+  it('q matches what `ilike` on title and description matched, in the index and in the window: any case, accents, wildcards, an edit of the title', async () => {
     const store = (await t.sql<{ id: string }>(`select id from store where territory_id = $1 and owner_user_id = $2`, [small, sellerId]))[0]!.id;
     const titles = ['ÁGUA de Coco', 'água mineral', 'Straße Map', 'İstanbul Tea', 'ǅEMAL Rug', 'Crème BRÛLÉE', '50% OFF_sale'];
     for (const title of titles) {
@@ -122,7 +122,16 @@ describe('marketplace read paths use indexes (EXPLAIN on 6000 items)', () => {
       );
     }
     const run = (query: SqlQuery) => runSql<ItemRow>(t.deps.orm.em.fork(), query);
-    const matched = async (q: string) => (await run(itemsQuery({ territoryId: small, q, offset: 0, limit: 100 }))).map((r) => r.id).sort();
+    // Through the trigram index (`like`) and through the search window (`strpos`, the window covering the territory).
+    const matched = async (q: string) => {
+      const [indexed, windowed] = await Promise.all([
+        run(itemsQuery({ territoryId: small, q, offset: 0, limit: 100 })),
+        run(recentItemsQuery({ territoryId: small, q, offset: 0, limit: 100 }, 1000)),
+      ]);
+      const ids = indexed.map((r) => r.id).sort();
+      expect(windowed.map((r) => r.id).sort(), q).toEqual(ids);
+      return ids;
+    };
     const byIlike = async (q: string) =>
       (
         await t.sql<{ id: string }>(

@@ -4,7 +4,8 @@
  * entity: `item_active_territory_idx`, and for `q` the trigram index on title and description.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execSql, type HotReadSource, isoColumn, runHotRead, type SqlQuery } from '../../db/sql.js';
+import { execSql, type HotReadSource, isoColumn, pageSlice, runHotRead, type SqlQuery } from '../../db/sql.js';
+import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.js';
 import type { ItemStatus, ItemType, PricingType } from '../../entities/item.entity.js';
 import type { AuthUser } from '../../platform/service-context.js';
 import { blockedUserIdsOf } from '../blocks/blocks.queries.js';
@@ -48,10 +49,17 @@ export interface ItemListFilter {
   q?: string | undefined;
 }
 
-/** The conditions of a list (`i` the item, `s` its store). */
-function listConditions(filter: ItemListFilter): SqlQuery {
-  const parts = [`i.territory_id = ?::uuid`, `i.status = 'ACTIVE'`, `s.status = 'ACTIVE'`];
-  const params: unknown[] = [filter.territoryId];
+/**
+ * The conditions of a list (`i` the item, `s` its store). `q` is a case-insensitive substring of the stored
+ * lower-cased text: as `like` for the trigram index (which only a `like` can use), or as `strpos` for a read that
+ * does not use that index (the search window): the same match without the pattern (no escaping), and one PostgreSQL
+ * estimates the same way whatever the term, so a named statement keeps its generic plan. A `like` pattern is
+ * estimated against the column's statistics on every plan, and its estimate depends on the term.
+ */
+function listConditions(filter: ItemListFilter, match: 'like' | 'strpos' = 'like'): SqlQuery {
+  // The search window's rows are the territory's active items already: it needs the store's status and the filters.
+  const parts = match === 'like' ? [`i.territory_id = ?::uuid`, `i.status = 'ACTIVE'`, `s.status = 'ACTIVE'`] : [`s.status = 'ACTIVE'`];
+  const params: unknown[] = match === 'like' ? [filter.territoryId] : [];
   if (filter.storeId) {
     parts.push('i.store_id = ?::uuid');
     params.push(filter.storeId);
@@ -67,8 +75,13 @@ function listConditions(filter: ItemListFilter): SqlQuery {
   if (filter.q) {
     // Case-insensitive as `ilike` is (it lower-cases both sides), on the stored lower-cased text that
     // `item_active_text_trgm_idx` indexes: the candidates' text is not lower-cased again per row.
-    parts.push(`i.search_text like lower(?)`);
-    params.push(`%${escapeLike(filter.q)}%`);
+    if (match === 'like') {
+      parts.push(`i.search_text like lower(?)`);
+      params.push(`%${escapeLike(filter.q)}%`);
+    } else {
+      parts.push(`strpos(i.search_text, lower(?::text)) > 0`);
+      params.push(filter.q);
+    }
   }
   return { sql: parts.join(' and '), params };
 }
@@ -96,15 +109,23 @@ export const SEARCH_RECENT_WINDOW = 1000;
  * `itemsQuery` over the territory's `window` newest active items only, read in item_active_territory_idx order
  * and stopping at the page's last match. When it fills the page, that page is the one `itemsQuery` answers: every
  * item outside the window is older than every item in it, so the first `offset + limit` matches all lie inside.
+ * Run named (`listItemRows`), planned once per connection: PostgreSQL keeps a named statement's generic plan only
+ * when it costs no more than the custom ones, so nothing in the text may make their estimates differ. The window's
+ * size and the first page's limit are written in; `q` is matched with `strpos`; the territory is an InitPlan value
+ * (`(select ?)`), estimated at one n_distinct-th of the rows in custom and generic plans alike (given as the value,
+ * a large territory's custom plans cost less than the generic one and were kept: 24 of 24 in the test).
+ * `item.territory_id`'s statistics make that estimate large (Migration20261127100000), so the plan reads the
+ * territory's index in order whatever the average territory holds (test/marketplace/search-generic-plans.test.ts).
  */
 export function recentItemsQuery(filter: ItemListFilter & { offset: number; limit: number }, window: number): SqlQuery {
-  const conditions = listConditions(filter);
+  const conditions = listConditions(filter, 'strpos');
+  const slice = pageSlice(filter, DEFAULT_PAGE_SIZE);
   return {
     sql: `select ${COLUMNS}
-      from (select * from item i where i.territory_id = ?::uuid and i.status = 'ACTIVE' ${NEWEST_FIRST} limit ?::int) i
+      from (select * from item i where i.territory_id = (select ?::uuid) and i.status = 'ACTIVE' ${NEWEST_FIRST} limit ${Math.trunc(window)}) i
       join store s on s.id = i.store_id
-     where ${conditions.sql} ${NEWEST_FIRST} offset ?::int limit ?::int`,
-    params: [filter.territoryId, window, ...conditions.params, filter.offset, filter.limit],
+     where ${conditions.sql} ${NEWEST_FIRST} ${slice.sql}`,
+    params: [filter.territoryId, ...conditions.params, ...slice.params],
   };
 }
 
@@ -113,19 +134,19 @@ export function recentItemsQuery(filter: ItemListFilter & { offset: number; limi
  * common: it stops after the page) and the trigram index (fast when it is rare: few matches to sort), and a term of
  * five letters or more looks rare to it even when thousands of items match ("bread": the index path fetched and
  * sorted every match, 10-30 ms). So a search first reads the newest `SEARCH_RECENT_WINDOW` items (bounded by
- * design); only a page it cannot fill, i.e. a term rare among recent items or a deep page, runs the plain query.
- * `run` executes a statement (the service's EntityManager, or the bench's pool).
+ * design); only a page it cannot fill, i.e. a term rare among recent items or a deep page, runs the plain query,
+ * unnamed: its best plan depends on the term. `run` executes a statement (`prepared`: as a named statement).
  */
 export async function listItemRows(
-  run: (query: SqlQuery) => Promise<ItemRow[]>,
+  run: (query: SqlQuery, options: { prepared: boolean }) => Promise<ItemRow[]>,
   filter: ItemListFilter & { offset: number; limit: number },
   window = SEARCH_RECENT_WINDOW,
 ): Promise<ItemRow[]> {
   if (filter.q) {
-    const recent = await run(recentItemsQuery(filter, window));
+    const recent = await run(recentItemsQuery(filter, window), { prepared: true });
     if (recent.length === filter.limit) return recent;
   }
-  return run(itemsQuery(filter));
+  return run(itemsQuery(filter), { prepared: false });
 }
 
 /**

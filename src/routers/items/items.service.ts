@@ -128,14 +128,14 @@ async function listFilter(ctx: ServiceContext, input: ItemListFilter) {
 /** ACTIVE items of ACTIVE stores of the territory, newest first, filtered by store, type, category and `q`. */
 export async function listItems(ctx: ServiceContext, input: ItemListFilter & { skip: number; take: number }): Promise<ItemOutput[]> {
   const filter = await listFilter(ctx, input);
-  return toOutputs(ctx, await listItemRows((query) => runHotRead<ItemRow>(ctx, query), { ...filter, offset: input.skip, limit: input.take }));
+  return toOutputs(ctx, await listItemRows((query, options) => runHotRead<ItemRow>(ctx, query, options), { ...filter, offset: input.skip, limit: input.take }));
 }
 
 export async function pageItems(ctx: ServiceContext, input: ItemListFilter & { pageNumber: number; pageSize: number }) {
   const filter = await listFilter(ctx, input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
-    listItemRows((query) => runHotRead<ItemRow>(ctx, query), { ...filter, offset, limit }),
+    listItemRows((query, options) => runHotRead<ItemRow>(ctx, query, options), { ...filter, offset, limit }),
     runHotRead<{ total: number }>(ctx, itemsCountQuery(filter)),
   ]);
   return toPage(await toOutputs(ctx, rows), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
