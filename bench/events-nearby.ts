@@ -1,10 +1,11 @@
 /**
  * The events-nearby scenario and its seed: `GET /api/v1/events/nearby` against a bare route running the same SQL
- * (src/routers/events/events.queries.ts) and the same media-URL lookup. Listed in scenarios.ts.
+ * (src/routers/events/events.queries.ts), named as the API names it, and the same media-URL lookup. Listed in
+ * scenarios.ts.
  */
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
-import { runPreparedOnPool, toNumberedParams } from '../src/db/sql.js';
+import { runPreparedOnPool } from '../src/db/sql.js';
 import { type LiveMediaRow, liveMediaByOwner, liveMediaQuery, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
 import { HOT_READ, type Scenario } from './scenario.js';
 import { CITIES, COUNTRY_BOX, type SeedStep, benchViewerId } from './seed.js';
@@ -38,11 +39,12 @@ export const eventsSeed: SeedStep = {
               case when random() < 0.5 then 'Main square' else null end, null, '{}',
               case when random() < 0.1 then 'CANCELLED' else 'SCHEDULED' end,
               o.ids[1 + floor(random() * ${ORGANISERS})::int], case when random() < 0.5 then 'RESIDENT' else 'VISITOR' end, null
-         from territory t
-         cross join lateral (select now() + make_interval(hours => floor(random() * 24 * 90)::int - 24 * 30) as starts) s,
-              (select array_agg(id) as ids from app_user where external_id like 'bench-organiser-%') o
-        where t.status = 'ACTIVE'
-        limit $1::int`,
+         from (select t.*, now() + make_interval(hours => floor(random() * 24 * 90)::int - 24 * 30) as starts
+                 from territory t where t.status = 'ACTIVE' limit $1::int) t
+         -- Each event its own start: the select list of the territories' subquery runs per row (an uncorrelated
+         -- lateral subquery ran once, and every event started at one instant: past it, every answer was empty).
+         cross join lateral (select t.starts) s,
+              (select array_agg(id) as ids from app_user where external_id like 'bench-organiser-%') o`,
       [size.territories],
     );
     await db.query(
@@ -113,7 +115,8 @@ export const eventsNearbyScenario: Scenario = {
     async handler(pool, request) {
       const q = request.query as Record<string, string | undefined>;
       const num = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : Number(value));
-      const { sql, params } = toNumberedParams(
+      const rows = await runPreparedOnPool<EventRow & { distance_km: number }>(
+        pool,
         nearbyEventsQuery({
           lat: num(q.lat, 0),
           lng: num(q.lng, 0),
@@ -124,7 +127,6 @@ export const eventsNearbyScenario: Scenario = {
           limit: num(q.limit, 20),
         }),
       );
-      const { rows } = await pool.query<EventRow & { distance_km: number }>(sql, params);
       const urls = await mediaUrlsOf(
         pool,
         rows.map((r) => r.id),
