@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlQuery } from '../../src/db/sql.js';
+import pg from 'pg';
+import { runPreparedOnPool, type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { eventByIdQuery, nearbyEventsCountQuery, nearbyEventsQuery, territoryEventsQuery } from '../../src/routers/events/events.queries.js';
 import { newUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
-import { planOf } from '../factories/query-plan.js';
+import { genericPlanOf, planOf, planSummary } from '../factories/query-plan.js';
 
 let t: TestApp;
 let viewerId: string;
@@ -58,6 +59,49 @@ describe('event read paths use indexes (EXPLAIN on 6000 events)', () => {
     const point = { lat: -20, lng: -50, radiusKm: 5, now };
     await expectIndexed(nearbyEventsQuery({ ...point, viewerId, offset: 0, limit: 20 }), /^event_scheduled_geo_idx$/);
     await expectIndexed(nearbyEventsCountQuery(point), /^event_scheduled_geo_idx$/);
+  });
+
+  it('nearby pages are named statements that keep one generic plan, through the GiST index, with the same answers', async () => {
+    // One connection, so each statement's plan cache is one: five custom plans, then the generic one if it costs no
+    // more. Points over the whole box, near and far from events, radii up to 125 km; a first page and a later one.
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      const points = Array.from({ length: 12 }, (_, i) => ({ lat: -25 + ((i * 7) % 10), lng: -55 + ((i * 3) % 10), radiusKm: 5 + (i % 4) * 40, now }));
+      let answered = 0;
+      for (const point of points) {
+        for (const page of [
+          { offset: 0, limit: 20 },
+          { offset: 20, limit: 20 },
+        ]) {
+          const query = nearbyEventsQuery({ ...point, viewerId, ...page });
+          const named = await runPreparedOnPool<{ id: string }>(pool, query);
+          const { sql, params } = toNumberedParams(query);
+          expect(named.map((r) => r.id)).toEqual((await t.sql<{ id: string }>(sql, params)).map((r) => r.id));
+          answered += named.length;
+        }
+      }
+      expect(answered).toBeGreaterThan(100);
+      const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+        `select generic_plans, custom_plans from pg_prepared_statements where statement like '%event_participation%' order by statement`,
+      );
+      expect(rows.map((r) => [Number(r.custom_plans), Number(r.generic_plans)])).toEqual([[5, 19]]);
+    } finally {
+      await pool.end();
+    }
+    for (const page of [
+      { offset: 0, limit: 20 },
+      { offset: 20, limit: 20 },
+    ]) {
+      const nodes = await genericPlanOf(t, nearbyEventsQuery({ lat: -20, lng: -50, radiusKm: 5, now, viewerId, ...page }));
+      expect(
+        nodes.some((n) => n['Index Name'] === 'event_scheduled_geo_idx'),
+        planSummary(nodes),
+      ).toBe(true);
+      expect(
+        nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'event'),
+        planSummary(nodes),
+      ).toBe(false);
+    }
   });
 
   it("a territory's list: the (territory, start) index", async () => {

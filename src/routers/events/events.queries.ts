@@ -116,7 +116,13 @@ function nearbyIds({ lat, lng, radiusKm, now }: NearbyEventsParams): SqlQuery {
   return { sql, params: [lat, lng, now, ...boxes.flatMap((b) => [b.minLng, b.minLat, b.maxLng, b.maxLat]), radiusKm] };
 }
 
-/** Nearby events, nearest first (ties by id), each with `distance_km`; counts are computed for the page only. */
+/**
+ * Nearby events, nearest first (ties by id), each with `distance_km`; counts are computed for the page only. Run
+ * named (`nearbyRows`): PostgreSQL estimates the box (`contsel`), the distance and the end time the same with or
+ * without their values, so the generic plan is the custom one (the GiST index, the page's rows, then their events)
+ * and is kept: planning was ~0.7 of a call's ~1.4 ms of PostgreSQL CPU on the bench's data (bench/PROFILE.md,
+ * seventeenth pass).
+ */
 export function nearbyEventsQuery(params: NearbyEventsParams & { viewerId: string; offset: number; limit: number }): SqlQuery {
   const ids = nearbyIds(params);
   return {

@@ -205,7 +205,7 @@ type NearbyRow = EventRow & { distance_km: number };
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
 
 async function nearbyRows(source: HotReadSource, viewerId: string, point: NearbyEventsParams, offset: number, limit: number): Promise<NearbyEventOutput[]> {
-  const rows = await runHotRead<NearbyRow>(source, nearbyEventsQuery({ ...point, viewerId, offset, limit }));
+  const rows = await runHotRead<NearbyRow>(source, nearbyEventsQuery({ ...point, viewerId, offset, limit }), { prepared: true });
   return (await withMedia(source, rows)).map(({ row, event }) => ({ ...event, distanceKm: roundKm(row.distance_km) }));
 }
 
