@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { type EventRow, nearbyEventsQuery } from '../src/routers/events/events.queries.js';
 import { runPreparedOnPool } from '../src/db/sql.js';
-import { type LiveMediaRow, liveMediaByOwner, liveMediaQuery, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
+import { type LiveMediaRow, liveMediaWith, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
 import { HOT_READ, type Scenario } from './scenario.js';
 import { CITIES, COUNTRY_BOX, type SeedStep, benchViewerId } from './seed.js';
 
@@ -33,17 +33,16 @@ export const eventsSeed: SeedStep = {
                           location_label, cover_media_id, additional_media_ids, status, created_by_user_id, created_by_membership, post_id)
        select gen_random_uuid(), now() - interval '40 days',
               t.id, 'Event in ' || t.name, case when random() < 0.5 then 'Bring a friend' else null end,
-              s.starts, case when random() < 0.4 then s.starts + interval '3 hours' else null end,
+              t.starts, case when random() < 0.4 then t.starts + interval '3 hours' else null end,
               least(${COUNTRY_BOX.maxLat}, greatest(${COUNTRY_BOX.minLat}, t.latitude + (random() - 0.5) * 0.05)),
               least(${COUNTRY_BOX.maxLng}, greatest(${COUNTRY_BOX.minLng}, t.longitude + (random() - 0.5) * 0.05)),
               case when random() < 0.5 then 'Main square' else null end, null, '{}',
               case when random() < 0.1 then 'CANCELLED' else 'SCHEDULED' end,
               o.ids[1 + floor(random() * ${ORGANISERS})::int], case when random() < 0.5 then 'RESIDENT' else 'VISITOR' end, null
-         from (select t.*, now() + make_interval(hours => floor(random() * 24 * 90)::int - 24 * 30) as starts
-                 from territory t where t.status = 'ACTIVE' limit $1::int) t
          -- Each event its own start: the select list of the territories' subquery runs per row (an uncorrelated
          -- lateral subquery ran once, and every event started at one instant: past it, every answer was empty).
-         cross join lateral (select t.starts) s,
+         from (select t.*, now() + make_interval(hours => floor(random() * 24 * 90)::int - 24 * 30) as starts
+                 from territory t where t.status = 'ACTIVE' limit $1::int) t,
               (select array_agg(id) as ids from app_user where external_id like 'bench-organiser-%') o`,
       [size.territories],
     );
@@ -88,8 +87,8 @@ const nearbyEventJson = (r: EventRow & { distance_km: number }, mediaUrls: strin
 });
 
 /** The media service's `mediaUrlsOf` for a page of events: its statement, named as the API names it. */
-async function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
-  return liveMediaByOwner(ids, ids.length === 0 ? [] : await runPreparedOnPool<LiveMediaRow>(pool, liveMediaQuery('EVENT', ids)), mediaUrlOfRow);
+function mediaUrlsOf(pool: pg.Pool, ids: string[]) {
+  return liveMediaWith((query) => runPreparedOnPool<LiveMediaRow>(pool, query), 'EVENT', ids, mediaUrlOfRow);
 }
 
 const qs = (params: Record<string, string | number>) =>

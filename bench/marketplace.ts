@@ -12,7 +12,7 @@ import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { itemOutputOf } from '../src/routers/items/items.service.js';
-import { type LiveMediaRow, liveMediaByOwner, liveMediaQuery, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
+import { type LiveMediaRow, liveMediaWith, mediaUrlOfRow } from '../src/routers/media/media-attach.js';
 import { driveEach } from './load.js';
 import { HOT_READ, type CustomScenario, type Scenario } from './scenario.js';
 import { type BenchSize, type SeedStep, benchViewerId } from './seed.js';
@@ -180,7 +180,7 @@ export const itemSearchScenario: Scenario = {
         limit: Number(q.take ?? TAKE),
       });
       const ids = rows.map((r) => r.id);
-      const urls = liveMediaByOwner(ids, ids.length === 0 ? [] : await runPreparedOnPool<LiveMediaRow>(pool, liveMediaQuery('ITEM', ids)), mediaUrlOfRow);
+      const urls = await liveMediaWith((query) => runPreparedOnPool<LiveMediaRow>(pool, query), 'ITEM', ids, mediaUrlOfRow);
       return rows.map((r) => itemOutputOf(r, urls.get(r.id) ?? []));
     },
   },

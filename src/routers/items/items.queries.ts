@@ -50,16 +50,15 @@ export interface ItemListFilter {
 }
 
 /**
- * The conditions of a list (`i` the item, `s` its store). `q` is a case-insensitive substring of the stored
- * lower-cased text: as `like` for the trigram index (which only a `like` can use), or as `strpos` for a read that
- * does not use that index (the search window): the same match without the pattern (no escaping), and one PostgreSQL
- * estimates the same way whatever the term, so a named statement keeps its generic plan. A `like` pattern is
- * estimated against the column's statistics on every plan, and its estimate depends on the term.
+ * The store's status and the list's filters (`i` the item, `s` its store). `q` is a case-insensitive substring of the
+ * stored lower-cased text: as `like` for the trigram index (which only a `like` can use), or as `strpos` for a read
+ * that does not use that index (the search window): the same match without the pattern (no escaping), and one
+ * PostgreSQL estimates the same way whatever the term, so a named statement keeps its generic plan. A `like` pattern
+ * is estimated against the column's statistics on every plan, and its estimate depends on the term.
  */
-function listConditions(filter: ItemListFilter, match: 'like' | 'strpos' = 'like'): SqlQuery {
-  // The search window's rows are the territory's active items already: it needs the store's status and the filters.
-  const parts = match === 'like' ? [`i.territory_id = ?::uuid`, `i.status = 'ACTIVE'`, `s.status = 'ACTIVE'`] : [`s.status = 'ACTIVE'`];
-  const params: unknown[] = match === 'like' ? [filter.territoryId] : [];
+function filterConditions(filter: ItemListFilter, match: 'like' | 'strpos'): SqlQuery {
+  const parts = [`s.status = 'ACTIVE'`];
+  const params: unknown[] = [];
   if (filter.storeId) {
     parts.push('i.store_id = ?::uuid');
     params.push(filter.storeId);
@@ -84,6 +83,12 @@ function listConditions(filter: ItemListFilter, match: 'like' | 'strpos' = 'like
     }
   }
   return { sql: parts.join(' and '), params };
+}
+
+/** The conditions of a list read from the item table: the territory's ACTIVE items, then `filterConditions`. */
+function listConditions(filter: ItemListFilter): SqlQuery {
+  const rest = filterConditions(filter, 'like');
+  return { sql: `i.territory_id = ?::uuid and i.status = 'ACTIVE' and ${rest.sql}`, params: [filter.territoryId, ...rest.params] };
 }
 
 function listWhere(filter: ItemListFilter): SqlQuery {
@@ -118,7 +123,8 @@ export const SEARCH_RECENT_WINDOW = 1000;
  * territory's index in order whatever the average territory holds (test/marketplace/search-generic-plans.test.ts).
  */
 export function recentItemsQuery(filter: ItemListFilter & { offset: number; limit: number }, window: number): SqlQuery {
-  const conditions = listConditions(filter, 'strpos');
+  // The window's rows are the territory's ACTIVE items already.
+  const conditions = filterConditions(filter, 'strpos');
   const slice = pageSlice(filter, DEFAULT_PAGE_SIZE);
   return {
     sql: `select ${COLUMNS}

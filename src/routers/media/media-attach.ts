@@ -217,27 +217,35 @@ export interface LiveMediaRow {
   media_type: MediaType;
 }
 
-/** The lookup of `LIVE_MEDIA_SQL` for these owners (each once); run it named (`prepared`), as `liveMediaOf` does. */
+/** The lookup of `LIVE_MEDIA_SQL` for these owners (each once); run it named (`prepared`), as `liveMediaWith`'s callers do. */
 export function liveMediaQuery(ownerType: MediaOwnerType, ownerIds: readonly string[]): SqlQuery {
   return { sql: LIVE_MEDIA_SQL[ownerType], params: [pgArray([...new Set(ownerIds)])] };
 }
 
-/** The rows of `liveMediaQuery` by owner, each requested owner with an entry (empty when it has none). */
-export function liveMediaByOwner<T>(ownerIds: readonly string[], rows: readonly LiveMediaRow[], as: (row: LiveMediaRow) => T): Map<string, T[]> {
+/**
+ * The live media of many owners at once (a page), in display order, each as `as` makes it; every requested owner has
+ * an entry. `run` executes `liveMediaQuery` named (the service's `liveMediaOf`, or a bench's pool).
+ */
+export async function liveMediaWith<T>(
+  run: (query: SqlQuery) => Promise<LiveMediaRow[]>,
+  ownerType: MediaOwnerType,
+  ownerIds: readonly string[],
+  as: (row: LiveMediaRow) => T,
+): Promise<Map<string, T[]>> {
   const out = new Map<string, T[]>(ownerIds.map((id) => [id, []]));
-  for (const row of rows) out.get(row.owner_id)?.push(as(row));
+  if (ownerIds.length === 0) return out;
+  for (const row of await run(liveMediaQuery(ownerType, ownerIds))) out.get(row.owner_id)?.push(as(row));
   return out;
 }
 
-/** The live media of many owners at once (a page), in display order; every requested owner has an entry. */
-export async function liveMediaOf<T>(
+/** `liveMediaWith` on the request's source, the statement named. */
+export function liveMediaOf<T>(
   source: HotReadSource,
   ownerType: MediaOwnerType,
   ownerIds: readonly string[],
   as: (row: LiveMediaRow) => T,
 ): Promise<Map<string, T[]>> {
-  const rows = ownerIds.length === 0 ? [] : await runHotRead<LiveMediaRow>(source, liveMediaQuery(ownerType, ownerIds), { prepared: true });
-  return liveMediaByOwner(ownerIds, rows, as);
+  return liveMediaWith((query) => runHotRead<LiveMediaRow>(source, query, { prepared: true }), ownerType, ownerIds, as);
 }
 
 export const mediaUrlOfRow = (row: LiveMediaRow) => mediaUrl(row.id);
