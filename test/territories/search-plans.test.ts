@@ -1,9 +1,17 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { territoriesSeed } from '../../bench/seed.js';
-import { SEARCH_MATCH_LIMIT, type SearchFilter, searchCountQuery, searchQuery } from '../../src/routers/territories/territories.queries.js';
-import { executedPlanOf, type PlanNode, planSummary } from '../factories/query-plan.js';
-import { toNumberedParams } from '../../src/db/sql.js';
+import {
+  namePrefixQuery,
+  SEARCH_MATCH_LIMIT,
+  type SearchFilter,
+  searchCountQuery,
+  searchQuery,
+  searchTerritoryRows,
+  type TerritoryRow,
+} from '../../src/routers/territories/territories.queries.js';
+import { executedPlanOf, genericPlanOf, type PlanNode, planSummary } from '../factories/query-plan.js';
+import { runOnPool, runPreparedOnPool, type SqlQuery, toNumberedParams } from '../../src/db/sql.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 // Territory search on the benchmark's data (bench/seed.ts, 20k territories: names "<prefix> <word> <n>" over 15
@@ -209,6 +217,31 @@ describe('answers equal a plain oracle on the benchmark data', () => {
     { q: 'nothing like it' },
   ];
 
+  it('searchTerritoryRows pages as searchQuery does: first, middle, last pages, page sizes, past the match limit', async () => {
+    // On one connection, as the API runs it (the prefix bucket named, the full search unnamed).
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      const run = (query: SqlQuery, { prepared }: { prepared: boolean }) =>
+        prepared ? runPreparedOnPool<TerritoryRow>(pool, query) : runOnPool<TerritoryRow>(pool, query);
+      for (const filter of [...filters, { q: '  Vila  ' }, { q: 'santa c' }, { q: 'x' }]) {
+        const expected = await oracle(filter);
+        const pages = [
+          { offset: 0, limit: 20 },
+          { offset: 20, limit: 20 },
+          { offset: 0, limit: 7 },
+          { offset: Math.max(0, expected.length - 7), limit: 20 },
+          { offset: SEARCH_MATCH_LIMIT - 10, limit: 20 },
+        ];
+        for (const page of pages) {
+          const got = (await searchTerritoryRows(run, { ...filter, ...page })).map((r) => r.id);
+          expect(got, `${JSON.stringify(filter)} at ${JSON.stringify(page)}`).toEqual(expected.slice(page.offset, page.offset + page.limit));
+        }
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('pages (first, middle, last) and counts', async () => {
     for (const filter of filters) {
       const expected = await oracle(filter);
@@ -221,6 +254,66 @@ describe('answers equal a plain oracle on the benchmark data', () => {
         const got = (await db.query<{ id: string }>(sql, params)).rows.map((r) => r.id);
         expect(got, `${JSON.stringify(filter)} at ${offset}`).toEqual(expected.slice(offset, offset + 20));
       }
+    }
+  });
+});
+
+describe("a search box's prefix: the first bucket alone, as a named statement", () => {
+  /** The statements a search ran, in order: `named` (the prefix bucket) or `full` (searchQuery). */
+  async function statementsOf(pool: pg.Pool, filter: SearchFilter & { offset: number; limit: number }) {
+    const ran: string[] = [];
+    await searchTerritoryRows((query, { prepared }) => {
+      ran.push(prepared ? 'named' : 'full');
+      return prepared ? runPreparedOnPool<TerritoryRow>(pool, query) : runOnPool<TerritoryRow>(pool, query);
+    }, filter);
+    return ran;
+  }
+
+  it('a prefix that fills the page runs that statement only; anything else runs the full search', async () => {
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      const page = { offset: 0, limit: 20 };
+      expect(await statementsOf(pool, { q: 'Vila', ...page })).toEqual(['named']);
+      expect(await statementsOf(pool, { q: 'vila b', offset: 40, limit: 20 })).toEqual(['named']);
+      // Names holding "aurora" after their first word: the bucket is empty, the later buckets fill the page.
+      expect(await statementsOf(pool, { q: 'aurora', ...page })).toEqual(['named', 'full']);
+      // With a city or state the bucket is narrowed too: the full search, planned with its terms.
+      expect(await statementsOf(pool, { q: 'Vila', city: 'Campinas', ...page })).toEqual(['full']);
+      expect(await statementsOf(pool, { city: 'Campinas', ...page })).toEqual(['full']);
+      // A page past the match limit is cut by it: only the full search knows where.
+      expect(await statementsOf(pool, { q: 'Vila', offset: SEARCH_MATCH_LIMIT - 10, limit: 20 })).toEqual(['full']);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('its generic plan reads the name key index in order, from the bounds, no sort; kept for broad, narrow and absent prefixes', async () => {
+    for (const page of [
+      { offset: 0, limit: 20 },
+      { offset: 40, limit: 50 },
+    ]) {
+      const nodes = await genericPlanOf(t, namePrefixQuery('vila', page));
+      expect(
+        nodes.filter((n) => n['Relation Name'] === 'territory').map((n) => `${n['Node Type']} on ${n['Index Name']}`),
+        planSummary(nodes),
+      ).toEqual(['Index Scan on territory_active_name_key_idx']);
+      expect(
+        nodes.filter((n) => n['Node Type'].includes('Sort')),
+        planSummary(nodes),
+      ).toEqual([]);
+    }
+    // One connection: five custom plans, then the generic one for every call (the term is an InitPlan value and the
+    // first page's limit written in, so both are costed alike).
+    const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
+    try {
+      const terms = ['vila', 'Vila Aurora 1', 'zzz', 'sã', 'santa c', 'JARDIM', 'p', 'nothing like it'];
+      for (let round = 0; round < 3; round++) {
+        for (const q of terms) await runPreparedOnPool<TerritoryRow>(pool, namePrefixQuery(q, { offset: 0, limit: 20 }));
+      }
+      const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>('select generic_plans, custom_plans from pg_prepared_statements');
+      expect(rows.map((r) => [Number(r.custom_plans), Number(r.generic_plans)])).toEqual([[5, 3 * terms.length - 5]]);
+    } finally {
+      await pool.end();
     }
   });
 });

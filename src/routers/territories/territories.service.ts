@@ -9,7 +9,7 @@ import { type AuthUser, hasPermission, type PublicServiceContext, type ServiceCo
 import { noTerritorySelected, requireTerritory } from '../../policy/territory-access.js';
 import { createWorkItem } from '../work-items/work-items.service.js';
 import type { adminCreateInput, NearbyTerritoryOutput, nearbyInput, suggestionInput, TerritoryOutput } from './territories.schemas.js';
-import { nearbyQuery, type SearchFilter, searchCountQuery, searchQuery, territoryByIdQuery, type TerritoryRow } from './territories.queries.js';
+import { nearbyQuery, type SearchFilter, searchCountQuery, searchTerritoryRows, territoryByIdQuery, type TerritoryRow } from './territories.queries.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 
 type TerritoryEntity = InferEntity<typeof Territory>;
@@ -71,7 +71,7 @@ export async function pageActive(ctx: PublicServiceContext, input: { pageNumber:
 
 export async function search(ctx: PublicServiceContext, input: SearchFilter & { skip: number; take: number }) {
   const { skip, take, ...filter } = input;
-  const rows = await runHotRead<TerritoryRow>(ctx, searchQuery({ ...filter, offset: skip, limit: take }));
+  const rows = await searchTerritoryRows((query, options) => runHotRead<TerritoryRow>(ctx, query, options), { ...filter, offset: skip, limit: take });
   return rows.map(rowToOutput);
 }
 
@@ -79,7 +79,7 @@ export async function searchPaged(ctx: PublicServiceContext, input: SearchFilter
   const { pageNumber, pageSize, ...filter } = input;
   const { offset, limit } = pageOffset(pageNumber, pageSize);
   const [rows, count] = await Promise.all([
-    runHotRead<TerritoryRow>(ctx, searchQuery({ ...filter, offset, limit })),
+    searchTerritoryRows((query, options) => runHotRead<TerritoryRow>(ctx, query, options), { ...filter, offset, limit }),
     runHotRead<{ total: number }>(ctx, searchCountQuery(filter)),
   ]);
   return toPage(rows.map(rowToOutput), count[0]?.total ?? 0, pageNumber, pageSize);
