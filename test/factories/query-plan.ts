@@ -10,6 +10,8 @@ export interface PlanNode {
   /** EXPLAIN ANALYZE only. */
   'Actual Loops'?: number;
   'Actual Rows'?: number;
+  /** The planner's estimate, in its cost units. */
+  'Total Cost'?: number;
   'Rows Removed by Filter'?: number;
   /** EXPLAIN ANALYZE of an index-only scan: rows whose visibility was checked in the heap. */
   'Heap Fetches'?: number;
