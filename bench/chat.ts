@@ -19,6 +19,7 @@ import {
   conversationAccessQuery,
   type MessageRow,
   messageSeqQuery,
+  isNamedMessagePage,
   messagesBeforeQuery,
 } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
@@ -155,7 +156,9 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
     beforeSeq = Number(row.seq);
   }
   const limit = Number(q.limit ?? PAGE);
-  const rows = await runOnPool<MessageRow>(pool, messagesBeforeQuery(conv.id, beforeSeq, access.blocked_user_ids ?? [], limit + 1));
+  const hidden = access.blocked_user_ids ?? [];
+  const query = messagesBeforeQuery(conv.id, beforeSeq, hidden, limit + 1);
+  const rows = await (isNamedMessagePage(hidden, limit + 1) ? runPreparedOnPool<MessageRow>(pool, query) : runOnPool<MessageRow>(pool, query));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -86,7 +86,8 @@ export const ChatMessage = defineEntity({
     text: p.string().length(4000),
     mediaId: p.uuid().nullable(),
   },
-  // The cursor: newest first within a conversation, resume after a sequence number.
+  // The cursor: newest first within a conversation, resume after a sequence number. Its `conversation_id` statistics
+  // say conversations are large (Migration20261127130000): a named page's generic plan walks it backwards.
   uniques: [{ properties: ['conversationId', 'seq'] }],
   // Paging by `beforeCreatedAtUtc` alone finds its boundary here.
   indexes: [{ properties: ['conversationId', 'createdAtUtc'] }],

@@ -7,6 +7,8 @@ export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  /** Index scans: Forward or Backward. */
+  'Scan Direction'?: string;
   /** EXPLAIN ANALYZE only. */
   'Actual Loops'?: number;
   'Actual Rows'?: number;

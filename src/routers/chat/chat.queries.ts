@@ -8,6 +8,7 @@ import type { ConversationKind, ConversationStatus, ParticipantRole } from '../.
 import type { MediaType } from '../../entities/media.entity.js';
 import type { Visibility } from '../../entities/preferences.entity.js';
 import { contactVisibilityOf } from '../preferences/preferences.queries.js';
+import { MESSAGES_LIMIT_DEFAULT } from './chat.schemas.js';
 
 export interface ConversationRow {
   id: string;
@@ -94,12 +95,33 @@ const MESSAGE_SELECT = `
     from chat_message m
     left join media_asset a on a.id = m.media_id and a.deleted_at_utc is null`;
 
+/** A page of the default size, with the row that says whether another page follows. */
+const NAMED_PAGE_ROWS = MESSAGES_LIMIT_DEFAULT + 1;
+
+/**
+ * Whether `messagesBeforeQuery` writes the page as a named statement's text, to run prepared: a page of the default
+ * size read by someone who blocked nobody, the common read (a channel opened). Its text keeps one generic plan: the
+ * conversation and the bound are InitPlan values, estimated alike with and without their values, and the limit is
+ * written in; with them as parameters PostgreSQL planned every call (0 generic plans of 600), a third of the page's
+ * CPU. Other sizes and hidden senders keep the parameters, unnamed.
+ */
+export const isNamedMessagePage = (hiddenSenders: readonly string[], limit: number) => hiddenSenders.length === 0 && limit === NAMED_PAGE_ROWS;
+
 /**
  * One page, newest first, of the messages with `seq < beforeSeq` (all when null), without those of `hiddenSenders`.
  * Walks the unique (conversation_id, seq) index backwards: a message committed meanwhile has a higher seq than any
  * already served, so pages never repeat or skip one.
  */
 export function messagesBeforeQuery(conversationId: string, beforeSeq: number | null, hiddenSenders: readonly string[], limit: number): SqlQuery {
+  if (isNamedMessagePage(hiddenSenders, limit)) {
+    return {
+      sql: `${MESSAGE_SELECT}
+       where m.conversation_id = (select ?::uuid) and m.seq < (select ?::int)
+       order by m.seq desc
+       limit ${NAMED_PAGE_ROWS}`,
+      params: [conversationId, beforeSeq ?? 2147483647],
+    };
+  }
   return {
     sql: `${MESSAGE_SELECT}
      where m.conversation_id = ? and m.seq < ? and not (m.sender_user_id = any(?::uuid[]))
