@@ -17,9 +17,9 @@ import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/acc
 import {
   type ConversationAccessRow,
   conversationAccessQuery,
+  isNamedMessagePage,
   type MessageRow,
   messageSeqQuery,
-  isNamedMessagePage,
   messagesBeforeQuery,
 } from '../src/routers/chat/chat.queries.js';
 import type { AppRouter } from '../src/routers/index.js';
