@@ -202,23 +202,23 @@ export interface FeedPageOptions {
  */
 export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { offset: number; limit: number }, options: FeedPageOptions = {}): SqlQuery {
   const { withInteractions = false } = options;
-  const where = feedWhere(viewer, filter);
+  const slice = pageSlice(page, DEFAULT_PAGE_SIZE);
+  const firstPage = !viewer.seesHidden && slice.params.length === 0;
+  // The first page's territory is an InitPlan value, estimated as an average territory with or without its value: with
+  // the value, a custom plan costs a large territory's 20 rows as a small fraction of its index (cheaper than the
+  // generic plan, costed for the average territory), and PostgreSQL planned the first page on every call.
+  const where = feedWhere(viewer, filter, 'PUBLISHED', firstPage ? '(select ?::uuid)' : '?::uuid');
   const total = options.withTotal ? feedCountQuery(viewer, filter) : null;
   // The where clauses (the viewer's and the filter's) decide the count's text too: they are in every shape's key.
   const shape = `${withInteractions ? 'with interactions\u0000' : ''}${total ? 'with total\u0000' : ''}`;
   const selectParams = [...viewerParams(viewer.userId, withInteractions), ...(total?.params ?? [])];
   if (!viewer.seesHidden) {
-    const slice = pageSlice(page, DEFAULT_PAGE_SIZE);
-    if (slice.params.length === 0) {
-      // The first page's territory is an InitPlan value, estimated as an average territory with or without its value:
-      // with the value, a custom plan costs a large territory's 20 rows as a small fraction of its index (cheaper than
-      // the generic plan, costed for the average territory), and PostgreSQL planned the first page on every call.
-      const first = feedWhere(viewer, filter, 'PUBLISHED', '(select ?::uuid)');
+    if (firstPage) {
       return {
-        sql: statementText(`${shape}feed page\u0000${first.sql}\u0000${slice.sql}`, function () {
-          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${first.sql} ${NEWEST_FIRST} ${slice.sql}) p`, withInteractions, total)} ${NEWEST_FIRST}`;
+        sql: statementText(`${shape}feed page\u0000${where.sql}\u0000${slice.sql}`, function () {
+          return `${itemsOf(`(select ${POST_COLUMNS} from post p where ${where.sql} ${NEWEST_FIRST} ${slice.sql}) p`, withInteractions, total)} ${NEWEST_FIRST}`;
         }),
-        params: [...selectParams, ...first.params],
+        params: [...selectParams, ...where.params],
       };
     }
     // A later page: the rows up to a span's end (`limit 512`), then the page cut from them (`offset ? limit 20`). The
