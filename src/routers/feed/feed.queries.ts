@@ -132,10 +132,11 @@ export interface FeedFilter {
 
 /**
  * The visibility layers (rule 4) plus the optional filters: on the rows of `post_feed_idx` (PUBLISHED), or of
- * `post_hidden_idx` (HIDDEN: the viewer's own only, unless they see all of them).
+ * `post_hidden_idx` (HIDDEN: the viewer's own only, unless they see all of them). `value` writes the territory and a
+ * visitor's own id: a parameter, or an InitPlan value (`(select ?::uuid)`, see feedPageQuery).
  */
-function feedWhere(viewer: FeedViewer, filter: FeedFilter, status: 'PUBLISHED' | 'HIDDEN' = 'PUBLISHED', territory = '?::uuid'): SqlQuery {
-  const parts = [`p.territory_id = ${territory}`, status === 'PUBLISHED' ? `p.status = 'PUBLISHED'` : `p.status = 'HIDDEN'`];
+function feedWhere(viewer: FeedViewer, filter: FeedFilter, status: 'PUBLISHED' | 'HIDDEN' = 'PUBLISHED', value = '?::uuid'): SqlQuery {
+  const parts = [`p.territory_id = ${value}`, status === 'PUBLISHED' ? `p.status = 'PUBLISHED'` : `p.status = 'HIDDEN'`];
   const params: unknown[] = [filter.territoryId];
   if (status === 'HIDDEN' && viewer.seesHidden !== 'ALL') {
     parts.push(`p.author_user_id = ?::uuid`);
@@ -143,7 +144,7 @@ function feedWhere(viewer: FeedViewer, filter: FeedFilter, status: 'PUBLISHED' |
   }
   if (!viewer.seesResidentsOnly) {
     // An author keeps seeing their own RESIDENTS_ONLY posts after moving out.
-    parts.push(`(p.visibility = 'PUBLIC' or p.author_user_id = ?::uuid)`);
+    parts.push(`(p.visibility = 'PUBLIC' or p.author_user_id = ${value})`);
     params.push(viewer.userId);
   }
   if (viewer.blockedUserIds.length > 0) {
@@ -204,10 +205,22 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
   const { withInteractions = false } = options;
   const slice = pageSlice(page, DEFAULT_PAGE_SIZE);
   const firstPage = !viewer.seesHidden && slice.params.length === 0;
-  // The first page's territory is an InitPlan value, estimated as an average territory with or without its value: with
-  // the value, a custom plan costs a large territory's 20 rows as a small fraction of its index (cheaper than the
-  // generic plan, costed for the average territory), and PostgreSQL planned the first page on every call.
-  const where = feedWhere(viewer, filter, 'PUBLISHED', firstPage ? '(select ?::uuid)' : '?::uuid');
+  // A later page: the rows up to a span's end (`limit 512`), then the page cut from them (`offset ? limit 20`). The
+  // same rows as one `offset ? limit ?`, which PostgreSQL planned on every call in a large territory: its generic
+  // plan was costed for a tenth of the territory's rows. With the span in the text the estimate is a tenth of the
+  // span, below the custom plans of the offsets the span serves (each span is eight times the one before), so one
+  // generic plan is kept per span (200k posts, pages 2-50: 1.1 -> 0.7 ms a page, bench/PROFILE.md). Three spans, for
+  // the default page size only: each text is a statement name of the 64 (src/db/sql.ts) on every connection, and
+  // each size would be three more per viewer shape. Another size, or a page beyond the last span (reading over 4,096
+  // rows, where planning is a small part), keeps both limits as parameters, cut from the rows up to its end.
+  const span =
+    !viewer.seesHidden && !firstPage && page.limit === DEFAULT_PAGE_SIZE ? LATER_PAGE_SPANS.find((rows) => rows >= page.offset + page.limit) : undefined;
+  // In the texts that keep one generic plan (the first page, a span's pages), the territory and a visitor's own id are
+  // InitPlan values, estimated as an average territory and author with or without their values. With the values, a
+  // custom plan costs a large territory's rows as a small fraction of its index, and a visitor's `visibility = 'PUBLIC'
+  // or author` for the author they are: cheaper than the generic plan, so PostgreSQL planned those pages on every call
+  // (every first page; every later page of a visitor: 2.3-3.0 ms of PostgreSQL CPU against 0.7-1.1 at 200k posts).
+  const where = feedWhere(viewer, filter, 'PUBLISHED', firstPage || span !== undefined ? '(select ?::uuid)' : '?::uuid');
   const total = options.withTotal ? feedCountQuery(viewer, filter) : null;
   // The where clauses (the viewer's and the filter's) decide the count's text too: they are in every shape's key.
   const shape = `${withInteractions ? 'with interactions\u0000' : ''}${total ? 'with total\u0000' : ''}`;
@@ -221,15 +234,6 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
         params: [...selectParams, ...where.params],
       };
     }
-    // A later page: the rows up to a span's end (`limit 512`), then the page cut from them (`offset ? limit 20`). The
-    // same rows as one `offset ? limit ?`, which PostgreSQL planned on every call in a large territory: its generic
-    // plan was costed for a tenth of the territory's rows. With the span in the text the estimate is a tenth of the
-    // span, below the custom plans of the offsets the span serves (each span is eight times the one before), so one
-    // generic plan is kept per span (200k posts, pages 2-50: 1.1 -> 0.7 ms a page, bench/PROFILE.md). Three spans, for
-    // the default page size only: each text is a statement name of the 64 (src/db/sql.ts) on every connection, and
-    // each size would be three more per viewer shape. Another size, or a page beyond the last span (reading over 4,096
-    // rows, where planning is a small part), keeps both limits as parameters, cut from the rows up to its end.
-    const span = page.limit === DEFAULT_PAGE_SIZE ? LATER_PAGE_SPANS.find((rows) => rows >= page.offset + page.limit) : undefined;
     if (span !== undefined) {
       return {
         sql: statementText(`${shape}feed later page\u0000${where.sql}\u0000${span}`, function () {
@@ -289,8 +293,10 @@ function storedCount(viewer: FeedViewer, territoryId: string): SqlQuery {
   let sql = `coalesce((select sum(c.published_count) from territory_post_counter c where c.territory_id = ?::uuid and c.visibility in ${visibilities}), 0)`;
   const params: unknown[] = [territoryId];
   if (!viewer.seesResidentsOnly) {
-    // An author keeps seeing their own RESIDENTS_ONLY posts (as feedWhere says).
-    sql += ` + (select count(*) from post p where p.author_user_id = ?::uuid and p.territory_id = ?::uuid and p.status = 'PUBLISHED' and p.visibility <> 'PUBLIC')`;
+    // An author keeps seeing their own RESIDENTS_ONLY posts (as feedWhere says). The author and territory are InitPlan
+    // values: with them, a custom plan costs the count for this visitor (most wrote nothing there), cheaper than the
+    // generic plan's average author, and the named page holding the count was planned on every call (feedPageQuery).
+    sql += ` + (select count(*) from post p where p.author_user_id = (select ?::uuid) and p.territory_id = (select ?::uuid) and p.status = 'PUBLISHED' and p.visibility <> 'PUBLIC')`;
     params.push(viewer.userId, territoryId);
   }
   if (viewer.blockedUserIds.length > 0) {
