@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, statementCounterTriggers } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -30,6 +30,6 @@ export const Alert = defineEntity({
   },
   // The list: a territory's VALIDATED alerts, newest first.
   indexes: [{ name: 'alert_validated_territory_idx', properties: ['territoryId', 'createdAtUtc', 'id'], where: "status = 'VALIDATED'" }],
-  // Map pin counters (src/entities/map.entity.ts).
-  triggers: mapPinTriggers('alert', 'alerts'),
+  // Map pin counters, of the territory and by author (src/entities/map.entity.ts).
+  triggers: [...mapPinTriggers('alert', 'alerts'), ...statementCounterTriggers('alert', 'map_pin_author_alert', 'alerts')],
 });

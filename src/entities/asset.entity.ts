@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, statementCounterTriggers } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -57,8 +57,8 @@ export const TerritoryAsset = defineEntity({
       expression: `create index "territory_asset_active_idx" on "territory_asset" ("territory_id", "created_at_utc" desc, "id" desc) where status = 'Active'`,
     },
   ],
-  // Map pin counters (src/entities/map.entity.ts).
-  triggers: mapPinTriggers('territory_asset', 'assets'),
+  // Map pin counters, of the territory and by author (src/entities/map.entity.ts).
+  triggers: [...mapPinTriggers('territory_asset', 'assets'), ...statementCounterTriggers('territory_asset', 'map_pin_author_territory_asset', 'assets')],
 });
 
 /** A member's validation of an asset: one per user and asset (validating again changes nothing). */

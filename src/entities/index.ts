@@ -9,7 +9,7 @@ import { Event, EventParticipation } from './event.entity.js';
 import { Evidence } from './evidence.entity.js';
 import { JoinRequest, JoinRequestRecipient } from './join-request.entity.js';
 import { MediaAsset, MediaAttachment, TerritoryMediaConfig } from './media.entity.js';
-import { MapEntity, MapEntityConfirmation, MapEntityRelation, MapPinCounter, MapPinOwner } from './map.entity.js';
+import { MapEntity, MapEntityConfirmation, MapEntityRelation, MapPinAuthorCounter, MapPinCounter, MapPinOwner } from './map.entity.js';
 import { TerritoryMembership } from './membership.entity.js';
 import { TerritoryModerationRule } from './moderation-rule.entity.js';
 import { NaturalAsset } from './natural-asset.entity.js';
@@ -78,6 +78,7 @@ export const entities = [
   MapEntityConfirmation,
   MapEntityRelation,
   MapPinCounter,
+  MapPinAuthorCounter,
   MapPinOwner,
   TerritoryAsset,
   AssetValidation,

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, statementCounterTriggers } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -43,8 +43,8 @@ export const MapEntity = defineEntity({
       expression: `create index "map_entity_territory_idx" on "map_entity" ("territory_id", "created_at_utc" desc, "id" desc) include ("status", "visibility", "created_by_user_id")`,
     },
   ],
-  // Keep MapPinCounter in step with every statement writing entities (functions in their migration).
-  triggers: mapPinTriggers('map_entity', 'entities'),
+  // Keep MapPinCounter and MapPinAuthorCounter in step with every statement writing entities (functions in their migrations).
+  triggers: [...mapPinTriggers('map_entity', 'entities'), ...statementCounterTriggers('map_entity', 'map_pin_author_map_entity', 'entities')],
 });
 
 /** One confirmation per user and entity: the composite key makes a repeated confirmation a no-op. */
@@ -110,6 +110,25 @@ export const MapPinCounter = defineEntity({
 });
 
 /**
+ * MapPinCounter by author as well (the column whose blocks hide the pin: an entity's, asset's or event's creator, a
+ * post's author, an alert's reporter; a media pin's post or event): what a viewer who blocked someone does not see is
+ * their blocked users' rows, read by key, not counted from the territory's pins. Written only by the
+ * `map_pin_author_*` triggers (Migration20261127150000): entities, assets and alerts by delta, posts, events and media
+ * from MapPinOwner's changes.
+ */
+export const MapPinAuthorCounter = defineEntity({
+  name: 'MapPinAuthorCounter',
+  tableName: 'map_pin_author_counter',
+  properties: {
+    territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade').primary(),
+    authorUserId: p.uuid().primary(),
+    pinType: p.string().length(10).$type<(typeof MAP_PIN_TYPES)[number]>().primary(),
+    audience: p.string().length(20).$type<(typeof MAP_PIN_AUDIENCES)[number]>().primary(),
+    pinCount: p.integer().default(0),
+  },
+});
+
+/**
  * What each post or event adds to MapPinCounter: its own pin (a PUBLISHED post placed at a listed entity of its
  * territory, a SCHEDULED event) and its media pins, in its audience. Kept by the triggers so a write that changes a
  * post's pins through another row (its entity, its media, an attachment, a cascade) can take back exactly what the
@@ -137,4 +156,6 @@ export const MapPinOwner = defineEntity({
       expression: `create index "map_pin_owner_post_idx" on "map_pin_owner" ("territory_id", "sort_at_utc" desc, "owner_id" desc) include ("audience", "author_user_id") where owner_type = 'POST'`,
     },
   ],
+  // Its changes move MapPinAuthorCounter (function in its migration).
+  triggers: statementCounterTriggers('map_pin_owner', 'map_pin_author_owner', 'owners'),
 });

@@ -36,7 +36,12 @@ const viewersOf = (territoryId: string): MapViewer[] => [
   { territoryId, residentsOnlyVisible: true, blockedUserIds: [] },
   { territoryId, residentsOnlyVisible: false, blockedUserIds: [], userId: author.id },
   { territoryId, residentsOnlyVisible: true, blockedUserIds: [], userId: writer.id, seesAllHiddenPosts: true },
+  // Who blocked someone: the stored counts less the blocked users' (by author), the hidden posts seen counted live.
   { territoryId, residentsOnlyVisible: true, blockedUserIds: [author.id] },
+  { territoryId, residentsOnlyVisible: false, blockedUserIds: [author.id] },
+  { territoryId, residentsOnlyVisible: true, blockedUserIds: [author.id, writer.id] },
+  { territoryId, residentsOnlyVisible: false, blockedUserIds: [writer.id], userId: author.id },
+  { territoryId, residentsOnlyVisible: true, blockedUserIds: [author.id], userId: writer.id, seesAllHiddenPosts: true },
 ];
 
 async function total(query: { sql: string; params: unknown[] } | null) {
