@@ -14,7 +14,7 @@ import { TerritoryMembership } from './membership.entity.js';
 import { TerritoryModerationRule } from './moderation-rule.entity.js';
 import { NaturalAsset } from './natural-asset.entity.js';
 import { Notification, OutboxMessage } from './notification.entity.js';
-import { Post, PostComment, PostInteractionCount, PostLike, PostShare, TerritoryPostCounter } from './post.entity.js';
+import { Post, PostComment, PostInteractionCount, PostLike, PostShare, TerritoryAuthorPostCounter, TerritoryPostCounter } from './post.entity.js';
 import { UserInterest, UserMediaPreferences, UserPreferences } from './preferences.entity.js';
 import { RateLimitCounter } from './rate-limit.entity.js';
 import { ClientApplication } from './client-application.entity.js';
@@ -73,6 +73,7 @@ export const entities = [
   PostComment,
   PostShare,
   TerritoryPostCounter,
+  TerritoryAuthorPostCounter,
   TerritoryModerationRule,
   MapEntity,
   MapEntityConfirmation,

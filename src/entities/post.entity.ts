@@ -84,7 +84,11 @@ export const Post = defineEntity({
   ],
   // Keep TerritoryPostCounter in step with every statement writing posts, whoever writes them (function in its
   // migration).
-  triggers: [...statementCounterTriggers('post', 'post_feed_counter', 'posts'), ...mapPinTriggers('post', 'posts')],
+  triggers: [
+    ...statementCounterTriggers('post', 'post_feed_counter', 'posts'),
+    ...statementCounterTriggers('post', 'post_author_counter', 'posts'),
+    ...mapPinTriggers('post', 'posts'),
+  ],
 });
 
 /**
@@ -97,6 +101,22 @@ export const TerritoryPostCounter = defineEntity({
   tableName: 'territory_post_counter',
   properties: {
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade').primary(),
+    visibility: p.string().length(20).$type<PostVisibility>().primary(),
+    publishedCount: p.integer().default(0),
+  },
+});
+
+/**
+ * TerritoryPostCounter by author as well: what a reader who blocked someone does not see of the feed, and a visitor's
+ * own RESIDENTS_ONLY posts, read by key instead of counting their posts on every page. Written only by the
+ * `post_author_counter` trigger (Migration20261127160000), in the transaction of the post's own write.
+ */
+export const TerritoryAuthorPostCounter = defineEntity({
+  name: 'TerritoryAuthorPostCounter',
+  tableName: 'territory_author_post_counter',
+  properties: {
+    territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade').primary(),
+    authorUserId: p.uuid().primary(),
     visibility: p.string().length(20).$type<PostVisibility>().primary(),
     publishedCount: p.integer().default(0),
   },

@@ -265,8 +265,9 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
 /**
  * How many posts `feedPageQuery` pages through (the `/paged` envelope's totalCount). Without an optional filter it is
  * read from the territory's stored counters (TerritoryPostCounter, kept by a trigger in each post write's transaction)
- * and corrected for this viewer with index lookups bounded by the viewer's own posts and those of the users they
- * blocked: exact, and the same cost for a territory of a thousand posts or of a million. A filtered count (interests,
+ * and corrected for this viewer from the same counters by author (TerritoryAuthorPostCounter): a visitor's own
+ * RESIDENTS_ONLY posts, the posts of the users they blocked, each a key lookup. Exact, and the same cost for a
+ * territory of a thousand posts or of a million, and for a blocked author of one post or of thousands. A filtered count (interests,
  * map entity, asset) counts the matching rows (`post_feed_idx_count`).
  */
 export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
@@ -290,18 +291,21 @@ function storedCount(viewer: FeedViewer, territoryId: string): SqlQuery {
   // Written in, not a parameter: PostgreSQL costs `= any($n)` for an array of unknown length (ten lookups), which made
   // the generic plan of a page with its count dearer than its custom ones.
   const visibilities = viewer.seesResidentsOnly ? `('PUBLIC', 'RESIDENTS_ONLY')` : `('PUBLIC')`;
+  const byAuthor = (authors: string, visibility: string) =>
+    `coalesce((select sum(a.published_count) from territory_author_post_counter a where a.territory_id = (select ?::uuid) and a.author_user_id ${authors} and a.visibility ${visibility}), 0)`;
   let sql = `coalesce((select sum(c.published_count) from territory_post_counter c where c.territory_id = ?::uuid and c.visibility in ${visibilities}), 0)`;
   const params: unknown[] = [territoryId];
+  // The territory, the visitor and the blocked users are InitPlan values: with them, a custom plan costs the lookups
+  // for this reader (a visitor who wrote nothing there, one blocked user), cheaper than the generic plan's average
+  // author or ten array elements, and the named page holding the count was planned on every call (feedPageQuery).
   if (!viewer.seesResidentsOnly) {
-    // An author keeps seeing their own RESIDENTS_ONLY posts (as feedWhere says). The author and territory are InitPlan
-    // values: with them, a custom plan costs the count for this visitor (most wrote nothing there), cheaper than the
-    // generic plan's average author, and the named page holding the count was planned on every call (feedPageQuery).
-    sql += ` + (select count(*) from post p where p.author_user_id = (select ?::uuid) and p.territory_id = (select ?::uuid) and p.status = 'PUBLISHED' and p.visibility <> 'PUBLIC')`;
-    params.push(viewer.userId, territoryId);
+    // An author keeps seeing their own RESIDENTS_ONLY posts (as feedWhere says).
+    sql += ` + ${byAuthor('= (select ?::uuid)', "<> 'PUBLIC'")}`;
+    params.push(territoryId, viewer.userId);
   }
   if (viewer.blockedUserIds.length > 0) {
-    sql += ` - (select count(*) from post p where p.author_user_id = any(?::uuid[]) and p.territory_id = ?::uuid and p.status = 'PUBLISHED' and p.visibility in ${visibilities})`;
-    params.push(pgArray(viewer.blockedUserIds), territoryId);
+    sql += ` - ${byAuthor('= any((select ?::uuid[])::uuid[])', `in ${visibilities}`)}`;
+    params.push(territoryId, pgArray(viewer.blockedUserIds));
   }
   return { sql: `select ${sql}`, params };
 }
