@@ -275,9 +275,21 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
     }
   });
 
-  it('the entity list and its count', async () => {
+  it("the entity list, and its count from the entity pins' counters (no entity read), equal to counting the entities", async () => {
     await expectIndexed(entityListQuery(viewer({ residentsOnlyVisible: false }), 0, 20), [/^map_entity_territory_idx$/]);
-    await expectIndexed(entityCountQuery(viewer({ blockedUserIds: [users[3]!.id] })), [/^map_entity_territory_idx$/]);
+    const count = entityCountQuery(viewer({ blockedUserIds: [users[3]!.id] }));
+    await expectIndexed(count, [/^map_pin_counter_pkey$/, /^map_pin_author_counter_pkey$/]);
+    expect((await planOf(t, count)).some((n) => n['Relation Name'] === 'map_entity')).toBe(false);
+    for (const v of [viewer(), viewer({ residentsOnlyVisible: false }), viewer({ blockedUserIds: [users[3]!.id, users[1]!.id] })]) {
+      const q = entityCountQuery(v);
+      const [{ total }] = (await t.sql<{ total: number }>(toNumberedParams(q).sql, q.params)) as [{ total: number }];
+      const [{ n }] = (await t.sql<{ n: number }>(
+        `select count(*)::int as n from map_entity where territory_id = $1 and status in ('SUGGESTED', 'VALIDATED')
+           and ($2::boolean or visibility = 'PUBLIC') and created_by_user_id <> all($3::uuid[])`,
+        [territoryId, v.residentsOnlyVisible, v.blockedUserIds],
+      )) as [{ n: number }];
+      expect(total).toBe(n);
+    }
   });
 
   it('answers the same pins through the API as the query returns', async () => {

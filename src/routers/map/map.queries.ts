@@ -84,9 +84,13 @@ export function entityListQuery(viewer: MapViewer, offset: number, limit: number
   };
 }
 
+/**
+ * How many entities `entityListQuery` pages through: the map's entity pins are exactly those entities (listed, in the
+ * viewer's audiences, their blocked users' left out), so their stored counts answer (pinCountsQuery), not a count
+ * of the territory's entities (4-7 ms of PostgreSQL CPU a page at 20k entities, against 0.06-0.08).
+ */
 export function entityCountQuery(viewer: MapViewer): SqlQuery {
-  const where = entityWhere(viewer);
-  return { sql: `select count(*)::int as total from map_entity e where ${where.sql}`, params: where.params };
+  return pinsCountQuery(viewer, { types: ['entity'] })!;
 }
 
 /** One entity, any status. */
