@@ -19,7 +19,7 @@ import { UserInterest, UserMediaPreferences, UserPreferences } from './preferenc
 import { RateLimitCounter } from './rate-limit.entity.js';
 import { ClientApplication } from './client-application.entity.js';
 import { SystemConfig } from './system-config.entity.js';
-import { Territory, TerritorySelection } from './territory.entity.js';
+import { Territory, TerritorySelection, TerritoryStatusCounter } from './territory.entity.js';
 import { User, UserPermission } from './user.entity.js';
 import { WorkItem } from './work-item.entity.js';
 import { Store } from './store.entity.js';
@@ -45,6 +45,7 @@ export const entities = [
   RecoveryCode,
   CredentialAttempt,
   Territory,
+  TerritoryStatusCounter,
   TerritorySelection,
   TerritoryMembership,
   WorkItem,

@@ -57,6 +57,34 @@ describe('territory read paths use indexes (EXPLAIN on 5000 rows)', () => {
     await expectIndexed(searchCountQuery({ state: 'zz' }), /^territory_active_state_key_idx$/);
   });
 
+  it("the plain list's count is the stored count of ACTIVE territories (no territory read), exact after every kind of write", async () => {
+    const plan = await planOf(t, searchCountQuery({}));
+    expect(plan.filter((n) => n['Relation Name']).map((n) => `${n['Relation Name']} ${n['Index Name']}`)).toEqual([
+      'territory_status_counter territory_status_counter_pkey',
+    ]);
+    const expectExact = async () => {
+      const [{ total }] = (await t.sql<{ total: number }>(searchCountQuery({}).sql)) as [{ total: number }];
+      const [{ n }] = (await t.sql<{ n: number }>(`select count(*)::int as n from territory where status = 'ACTIVE'`)) as [{ n: number }];
+      expect(total).toBe(n);
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/territories/paged?pageSize=1' });
+      expect(res.json().totalCount).toBe(n);
+    };
+    await expectExact();
+    // Approved, deactivated, suggested (PENDING), deleted, a change of something else, and many at once.
+    await t.sql(`update territory set status = 'ACTIVE' where id in (select id from territory where status = 'PENDING' limit 3)`);
+    await expectExact();
+    await t.sql(`update territory set status = 'INACTIVE' where id in (select id from territory where status = 'ACTIVE' limit 2)`);
+    await t.sql(`update territory set description = 'unrelated' where status = 'ACTIVE'`);
+    await expectExact();
+    await t.sql(`delete from territory where id in (select id from territory where status = 'ACTIVE' limit 4)`);
+    await t.sql(
+      `insert into territory (id, created_at_utc, name, city, state, latitude, longitude, radius_km, status, tags, enabled_flags)
+       select gen_random_uuid(), now(), 'Counted ' || i, 'Count City', 'CC', 1, 2, 5, case when i % 2 = 0 then 'ACTIVE' else 'PENDING' end, '{}', '{}'
+         from generate_series(1, 11) as i`,
+    );
+    await expectExact();
+  });
+
   it('the plain list and by-id', async () => {
     await expectIndexed(searchQuery({ offset: 0, limit: 20 }), /^territory_active_name_idx$/);
     const [row] = await t.sql<{ id: string }>(`select id from territory limit 1`);

@@ -344,7 +344,8 @@ export async function searchTerritoryRows(
 export function searchCountQuery(filter: SearchFilter): SqlQuery {
   const parsed = parse(filter);
   if (!parsed.q && parsed.columns.length === 0) {
-    return { sql: `select count(*)::int as total from territory t where t.status = 'ACTIVE'`, params: [] };
+    // Every ACTIVE territory: the stored count (TerritoryStatusCounter), not a scan of the table.
+    return { sql: `select coalesce((select c.territory_count from territory_status_counter c where c.status = 'ACTIVE'), 0)::int as total`, params: [] };
   }
   // q matches any of name, city and state; without q the first filter drives and the others narrow. The parts:
   // a prefix of the first column, of the next (and not of the first)..., then a match elsewhere in any of them.
