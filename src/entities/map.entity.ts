@@ -43,7 +43,8 @@ export const MapEntity = defineEntity({
       expression: `create index "map_entity_territory_idx" on "map_entity" ("territory_id", "created_at_utc" desc, "id" desc) include ("status", "visibility", "created_by_user_id")`,
     },
   ],
-  // Keep MapPinCounter and MapPinAuthorCounter in step with every statement writing entities (functions in their migrations).
+  // Keep MapPinCounter and MapPinAuthorCounter in step with every statement writing entities (functions in their
+  // migrations).
   triggers: [...mapPinTriggers('map_entity', 'entities'), ...statementCounterTriggers('map_entity', 'map_pin_author_map_entity', 'entities')],
 });
 

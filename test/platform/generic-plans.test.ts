@@ -10,8 +10,9 @@ import { createTestApp, type TestApp } from '../setup/test-app.js';
  * The feed's named page statements keep a generic plan (src/db/sql.ts `runHotRead`), costed for an unknown
  * territory. Here, as on a young platform, 5,000 territories hold a post each and one holds 10,000, written by 40
  * authors (a third of them for residents only); the reader wrote none. Costed for the average territory, the cheapest
- * plan is a bitmap of the territory's rows and a sort, which for the large one reads and sorts them all (43-89 ms a page at 100k posts, Migration20261126150000); the statistics of `post.territory_id`
- * make it read post_feed_idx in order and stop at the page. The table is analyzed, not vacuumed (no visibility map):
+ * plan is a bitmap of the territory's rows and a sort, which for the large one reads and sorts them all (43-89 ms a
+ * page at 100k posts, Migration20261126150000); the statistics of `post.territory_id` make it read post_feed_idx in
+ * order and stop at the page. The table is analyzed, not vacuumed (no visibility map):
  * reading the index alone is then no cheaper than the heap, where the bitmap looks cheapest. (Without the statistics,
  * whether the bitmap wins here depends on the physical order of the random territory ids, so that is not asserted.)
  */
@@ -95,7 +96,7 @@ describe("generic plans of the feed's named pages", () => {
             const { sql, params } = toNumberedParams(query);
             const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({ text: `explain (format json) ${sql}`, values: params });
             const custom = rows[0]!['QUERY PLAN'][0].Plan;
-            // No dearer than the custom plan of the large territory for this reader (a generic plan cheaper still is kept too).
+            // No dearer than the custom plan of the large territory for this reader (a cheaper generic plan is kept too).
             const where = JSON.stringify({ offset, seesResidentsOnly, withInteractions });
             expect(totalCost(await genericPlanOf(t, query)), where).toBeLessThanOrEqual(custom['Total Cost']!);
             for (let i = 0; i < calls; i++) await runPreparedOnPool(pool, query);

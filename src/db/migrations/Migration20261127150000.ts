@@ -33,7 +33,8 @@ const assets = (rows: string, sign: string) =>
 const alerts = (rows: string, sign: string) =>
   `select territory_id, reported_by_user_id as author_user_id, 'alert' as pin_type, 'PUBLIC' as audience, ${sign}1 as n
      from ${rows} where status = 'VALIDATED' and latitude is not null and longitude is not null`;
-// A post's or event's own pin and its media pins, as map_pin_owner holds them (its author: the post's, the event's creator).
+// A post's or event's own pin and its media pins, as map_pin_owner holds them (the author: the post's, or the event's
+// creator).
 const owners = (rows: string, sign: string) =>
   `select territory_id, author_user_id, lower(owner_type) as pin_type, audience, ${sign}pins as n from ${rows}
    union all select territory_id, author_user_id, 'media', audience, ${sign}media from ${rows}`;
@@ -55,7 +56,7 @@ const TRIGGERS: Array<[table: string, fn: string, rows: string, delta: (rows: st
  * Kept in step in the transaction of each write, like map_pin_counter: entities, assets and alerts by delta from
  * their own statements; posts, events and media from map_pin_owner, which the map_pin_* triggers rewrite with exactly
  * what each post and event adds to map_pin_counter (Migration20261125172654): its changes are map_pin_counter's own
- * deltas for those kinds, with their author. Every upsert is in key order, after its map_pin_counter row's.
+ * deltas for those kinds, with their author. Each statement's upsert is in key order.
  */
 export class Migration20261127150000 extends Migration {
   override name = 'Migration20261127150000';

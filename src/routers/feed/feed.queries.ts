@@ -267,8 +267,8 @@ export function feedPageQuery(viewer: FeedViewer, filter: FeedFilter, page: { of
  * read from the territory's stored counters (TerritoryPostCounter, kept by a trigger in each post write's transaction)
  * and corrected for this viewer from the same counters by author (TerritoryAuthorPostCounter): a visitor's own
  * RESIDENTS_ONLY posts, the posts of the users they blocked, each a key lookup. Exact, and the same cost for a
- * territory of a thousand posts or of a million, and for a blocked author of one post or of thousands. A filtered count (interests,
- * map entity, asset) counts the matching rows (`post_feed_idx_count`).
+ * territory of a thousand posts or of a million, and for a blocked author of one post or of thousands. A filtered
+ * count (interests, map entity, asset) counts the matching rows (`post_feed_idx_count`).
  */
 export function feedCountQuery(viewer: FeedViewer, filter: FeedFilter): SqlQuery {
   const filtered = Boolean(filter.anyTags || filter.mapEntityId || filter.assetId);
