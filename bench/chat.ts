@@ -158,7 +158,7 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
   const limit = Number(q.limit ?? PAGE);
   const hidden = access.blocked_user_ids ?? [];
   const query = messagesBeforeQuery(conv.id, beforeSeq, hidden, limit + 1);
-  const rows = await (isNamedMessagePage(hidden, limit + 1) ? runPreparedOnPool<MessageRow>(pool, query) : runOnPool<MessageRow>(pool, query));
+  const rows = await (isNamedMessagePage(limit + 1) ? runPreparedOnPool<MessageRow>(pool, query) : runOnPool<MessageRow>(pool, query));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -87,7 +87,8 @@ export const ChatMessage = defineEntity({
     mediaId: p.uuid().nullable(),
   },
   // The cursor: newest first within a conversation, resume after a sequence number. Its `conversation_id` statistics
-  // say conversations are large (Migration20261127130000): a named page's generic plan walks it backwards.
+  // say conversations are large (Migration20261127130000), and `sender_user_id`'s that senders are many
+  // (Migration20261127180000): a named page's generic plan walks it backwards, hidden senders or not.
   uniques: [{ properties: ['conversationId', 'seq'] }],
   // Paging by `beforeCreatedAtUtc` alone finds its boundary here.
   indexes: [{ properties: ['conversationId', 'createdAtUtc'] }],

@@ -100,12 +100,13 @@ const NAMED_PAGE_ROWS = MESSAGES_LIMIT_DEFAULT + 1;
 
 /**
  * Whether `messagesBeforeQuery` writes the page as a named statement's text, to run prepared: a page of the default
- * size read by someone who blocked nobody, the common read (a channel opened). Its text keeps one generic plan: the
- * conversation and the bound are InitPlan values, estimated alike with and without their values, and the limit is
- * written in; with them as parameters PostgreSQL planned every call (0 generic plans of 600), a third of the page's
- * CPU. Other sizes and hidden senders keep the parameters, unnamed.
+ * size, the common read (a channel opened). Its text keeps one generic plan: the conversation, the bound and the
+ * hidden senders (a reader who blocked someone) are InitPlan values, estimated alike with and without their values,
+ * and the limit is written in; with them as parameters PostgreSQL planned every call (0 generic plans of 600), a third
+ * of the page's CPU. Other sizes keep the parameters, unnamed (a literal limit per size would take a statement name
+ * each).
  */
-export const isNamedMessagePage = (hiddenSenders: readonly string[], limit: number) => hiddenSenders.length === 0 && limit === NAMED_PAGE_ROWS;
+export const isNamedMessagePage = (limit: number) => limit === NAMED_PAGE_ROWS;
 
 /**
  * One page, newest first, of the messages with `seq < beforeSeq` (all when null), without those of `hiddenSenders`.
@@ -113,13 +114,14 @@ export const isNamedMessagePage = (hiddenSenders: readonly string[], limit: numb
  * already served, so pages never repeat or skip one.
  */
 export function messagesBeforeQuery(conversationId: string, beforeSeq: number | null, hiddenSenders: readonly string[], limit: number): SqlQuery {
-  if (isNamedMessagePage(hiddenSenders, limit)) {
+  if (isNamedMessagePage(limit)) {
+    const hidden = hiddenSenders.length > 0;
     return {
       sql: `${MESSAGE_SELECT}
-       where m.conversation_id = (select ?::uuid) and m.seq < (select ?::int)
+       where m.conversation_id = (select ?::uuid) and m.seq < (select ?::int)${hidden ? ' and not (m.sender_user_id = any((select ?::uuid[])::uuid[]))' : ''}
        order by m.seq desc
        limit ${NAMED_PAGE_ROWS}`,
-      params: [conversationId, beforeSeq ?? 2147483647],
+      params: [conversationId, beforeSeq ?? 2147483647, ...(hidden ? [pgArray(hiddenSenders)] : [])],
     };
   }
   return {

@@ -371,7 +371,7 @@ export async function listMessages(ctx: ServiceContext, input: ListMessagesInput
   const beforeSeq = await pageStart(ctx, conv, input);
   // Whom the reader blocked came with the territory's access row; reads given `ctx` leave its manager unforked.
   const rows = await runHotRead<MessageRow>(ctx, messagesBeforeQuery(conv.id, beforeSeq, access.blockedUserIds, input.limit + 1), {
-    prepared: isNamedMessagePage(access.blockedUserIds, input.limit + 1),
+    prepared: isNamedMessagePage(input.limit + 1),
   });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
