@@ -81,6 +81,13 @@ export const Post = defineEntity({
     { name: 'post_event_idx', expression: `create index "post_event_idx" on "post" ("event_id") where event_id is not null` },
     { name: 'post_alert_idx', expression: `create index "post_alert_idx" on "post" ("alert_id") where alert_id is not null` },
     { name: 'post_asset_ids_idx', expression: `create index "post_asset_ids_idx" on "post" using gin ("asset_ids")` },
+    // A feed filtered by the reader's interests (`tags && ...`): its count, and its pages when the tags are rare, read
+    // the published posts carrying them instead of every post of the territory (Migration20261127190000). No pending
+    // list (`fastupdate`), as the search trigram indexes: reads never scan entries waiting for a vacuum.
+    {
+      name: 'post_feed_tags_idx',
+      expression: `create index "post_feed_tags_idx" on "post" using gin ("tags") with (fastupdate = off) where status = 'PUBLISHED'`,
+    },
   ],
   // Keep TerritoryPostCounter in step with every statement writing posts, whoever writes them (function in its
   // migration).
