@@ -4,7 +4,7 @@ import { runPreparedOnPool, type SqlQuery, toNumberedParams } from '../../src/db
 import { eventByIdQuery, nearbyEventsCountQuery, nearbyEventsQuery, territoryEventsQuery } from '../../src/routers/events/events.queries.js';
 import { newUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
-import { genericPlanOf, planOf, planSummary } from '../factories/query-plan.js';
+import { executedPlanOf, genericPlanOf, planOf, planSummary } from '../factories/query-plan.js';
 
 let t: TestApp;
 let viewerId: string;
@@ -110,6 +110,37 @@ describe('event read paths use indexes (EXPLAIN on 6000 events)', () => {
       territoryEventsQuery({ territoryId, viewerId, now, startDate: now, endDate: new Date(now.getTime() + 86_400_000), offset: 0, limit: 20 }),
       /^event_territory_id_starts_at_utc_index$/,
     );
+  });
+
+  it("a territory's list: the page cut from the keys, its participation probes run for its rows only, the same pages as sorting whole rows", async () => {
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const [{ n }] = (await t.sql<{ n: number }>('select count(*)::int as n from event where territory_id = $1', [territoryId])) as [{ n: number }];
+      const nodes = await executedPlanOf(db, territoryEventsQuery({ territoryId, viewerId, now, offset: 20, limit: 20 }));
+      const probes = nodes.filter((n) => n['Relation Name'] === 'event_participation');
+      expect(probes.length, planSummary(nodes)).toBeGreaterThan(0);
+      for (const probe of probes) expect(probe['Actual Loops'], planSummary(nodes)).toBeLessThanOrEqual(20);
+      expect(n).toBeGreaterThan(40);
+      // The order of the statement before the cut: every row sorted whole.
+      for (const offset of [0, 20, Math.floor(n / 2), n - 10, n + 5]) {
+        const page = territoryEventsQuery({ territoryId, viewerId, now, offset, limit: 20 });
+        const rows = await t.sql<{ id: string }>(toNumberedParams(page).sql, page.params);
+        const expected = await t.sql<{ id: string }>(
+          `select e.id from event e where e.territory_id = $1
+            order by (coalesce(e.ends_at_utc, e.starts_at_utc) < $2), case when coalesce(e.ends_at_utc, e.starts_at_utc) >= $2 then e.starts_at_utc end,
+                     e.starts_at_utc desc, e.id
+            offset $3 limit 20`,
+          [territoryId, now, offset],
+        );
+        expect(
+          rows.map((r) => r.id),
+          String(offset),
+        ).toEqual(expected.map((r) => r.id));
+      }
+    } finally {
+      await db.end();
+    }
   });
 
   it('by id', async () => {
