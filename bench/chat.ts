@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import type pg from 'pg';
 import WebSocket from 'ws';
-import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
+import { runOnPoolAs, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import {
   type ConversationAccessRow,
@@ -156,9 +156,8 @@ const historyBaseline: Scenario['baseline']['handler'] = async (pool, request, r
     beforeSeq = Number(row.seq);
   }
   const limit = Number(q.limit ?? PAGE);
-  const hidden = access.blocked_user_ids ?? [];
-  const query = messagesBeforeQuery(conv.id, beforeSeq, hidden, limit + 1);
-  const rows = await (isNamedMessagePage(limit + 1) ? runPreparedOnPool<MessageRow>(pool, query) : runOnPool<MessageRow>(pool, query));
+  const query = messagesBeforeQuery(conv.id, beforeSeq, access.blocked_user_ids ?? [], limit + 1);
+  const rows = await runOnPoolAs<MessageRow>(pool, query, { prepared: isNamedMessagePage(limit + 1) });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

@@ -8,7 +8,7 @@
  *   consumes its cart, so it has no rotating request pairs and no baseline.
  */
 import type pg from 'pg';
-import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
+import { runOnPoolAs, runPreparedOnPool } from '../src/db/sql.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ItemRow, listItemRows } from '../src/routers/items/items.queries.js';
 import { itemOutputOf } from '../src/routers/items/items.service.js';
@@ -173,7 +173,7 @@ export const itemSearchScenario: Scenario = {
       if (!access?.id || access.status !== 'ACTIVE' || !(access.enabled_flags ?? []).includes('MARKETPLACEENABLED')) {
         return reply.code(404).send({ status: 404 });
       }
-      const rows = await listItemRows((query, { prepared }) => (prepared ? runPreparedOnPool<ItemRow>(pool, query) : runOnPool<ItemRow>(pool, query)), {
+      const rows = await listItemRows((query, options) => runOnPoolAs<ItemRow>(pool, query, options), {
         territoryId: access.id,
         q: q.q || undefined,
         offset: Number(q.skip ?? 0),

@@ -3,7 +3,7 @@
  * for the API and for the bare baseline (autocannon rotates through them so no cache sees one URL), and the
  * baseline route, which runs the API's own SQL through a plain `pg` Pool. Adding a scenario = adding an entry.
  */
-import { runOnPool, runPreparedOnPool } from '../src/db/sql.js';
+import { runOnPoolAs, runPreparedOnPool } from '../src/db/sql.js';
 import { nearbyQuery, searchTerritoryRows, territoryByIdQuery, type TerritoryRow } from '../src/routers/territories/territories.queries.js';
 import { CITIES, COUNTRY_BOX, NAME_PREFIXES, NAME_WORDS, territoriesSeed } from './seed.js';
 import { eventsNearbyScenario } from './events-nearby.js';
@@ -116,10 +116,13 @@ export const scenarios: Scenario[] = [
       path: '/baseline/territories/search',
       async handler(pool, request) {
         const q = request.query as Query;
-        const rows = await searchTerritoryRows(
-          (query, { prepared }) => (prepared ? runPreparedOnPool<TerritoryRow>(pool, query) : runOnPool<TerritoryRow>(pool, query)),
-          { q: q.q, city: q.city, state: q.state, offset: num(q.skip, 0), limit: num(q.take, 20) },
-        );
+        const rows = await searchTerritoryRows((query, options) => runOnPoolAs<TerritoryRow>(pool, query, options), {
+          q: q.q,
+          city: q.city,
+          state: q.state,
+          offset: num(q.skip, 0),
+          limit: num(q.take, 20),
+        });
         return rows.map(territoryJson);
       },
     },

@@ -46,6 +46,11 @@ export async function runHotRead<T>(source: HotReadSource, query: SqlQuery, opti
   const em = root ?? managerOf(source);
   if (!root && em.isInTransaction()) return runSql<T>(em, query);
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+  return runOnPoolAs<T>(pool, query, options);
+}
+
+/** `runOnPool` with `runHotRead`'s options (`prepared`: as a named statement): the bench's bare routes run as the API does. */
+export function runOnPoolAs<T>(pool: pg.Pool, query: SqlQuery, options: { prepared?: boolean } = {}): Promise<T[]> {
   return runOnPool<T>(pool, query, options.prepared ? namedStatement(query.sql) : undefined);
 }
 
