@@ -27,6 +27,10 @@ const MAP_TABLES = ['map_entity', 'post', 'event', 'alert', 'territory_asset', '
 
 beforeAll(async () => {
   t = await createTestApp();
+  // The stored counters hold a few rows here (40 territories), a platform's rows for each of its territories. Once
+  // autovacuum analyzes them (when it gets to them, under a loaded run) they look like one page and a sequential
+  // scan of it is cheapest; never analyzed, they are planned as tables of unknown size, read by key as a platform's.
+  for (const table of ['map_pin_counter', 'map_pin_author_counter']) await t.sql(`alter table ${table} set (autovacuum_enabled = false)`);
   const territories = await Promise.all(Array.from({ length: 40 }, (_, i) => newTerritory(t, { name: `Explain ${i}` })));
   territoryId = territories[7]!.id;
   users = await Promise.all(Array.from({ length: 5 }, () => newUser(t)));
@@ -213,8 +217,9 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
 
   it('the stored pins count, a named statement, keeps a generic plan (planned once per connection, not per call)', async () => {
     // One connection, so the statement's plan cache is one: PostgreSQL tries five custom plans, then keeps the
-    // generic one only if it costs no more. With the audiences as a parameter array it never did (0 of 100); nor did a
-    // blocking viewer's, with their blocked users as one (0 of 40 on the bench's data).
+    // generic one only if it costs no more. With the audiences as a parameter array it never did (0 of 100). A blocking
+    // viewer's text, with their blocked users as a parameter array, kept custom plans on the bench's data (0 generic of
+    // 40) but keeps the generic one on this small data either way: here it checks the InitPlan form is kept.
     const pool = new pg.Pool({ connectionString: t.databaseUrl, max: 1 });
     try {
       const blocking = (...ids: number[]) => ids.map((i) => users[i]!.id);
