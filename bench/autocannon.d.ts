@@ -30,6 +30,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Milliseconds between its samples; it also stops at the first one past `duration` (default 1000). */
+    sampleInt?: number;
     /** Stop after this many requests (instead of after `duration`). */
     amount?: number;
     timeout?: number;

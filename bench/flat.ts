@@ -2,8 +2,8 @@
  * Target 3 of issue 14, "cost flat as data grows": territories nearby, territories search, map pins and feed read,
  * each measured on a small world (1k territories, 1k map rows in the map's territory, 1k posts in the feed's) and
  * on the bench's full data (100k territories, ~39k map rows, 200k posts; smoke: a few thousand), in the same run,
- * one after the other, with the same requests; prints the API p50 of each and the growth (large / small), met when
- * at most 1.5x.
+ * in turns of 2 s (load.ts `inTurn`), with the same requests; prints the API p50 of each and the growth (large /
+ * small), met when at most 1.5x.
  *
  * Why the small world is a database of its own (created on the same PostgreSQL, migrated, seeded with the very seed
  * steps of the full data at small sizes, served by a second API process with the same settings) rather than a small
@@ -21,7 +21,7 @@
  */
 import { eventsSeed } from './events-nearby.js';
 import { feedSeed, feedTerritoryId } from './feed-read.js';
-import { driveMixed, kindFigures, type KindFigures } from './load.js';
+import { driveMixed, inTurn, kindFigures, type KindFigures, type MixedSample } from './load.js';
 import { mapSeed, mapTerritoryId } from './map-pins.js';
 import type { CustomRunContext, CustomScenario, CustomTarget } from './scenario.js';
 import { type BenchSize, CITIES, insertBenchUser, seededRandom, territoriesSeed } from './seed.js';
@@ -164,7 +164,8 @@ export const flatScenario: CustomScenario = {
     ];
     const [small, large] = worlds as [World, World];
     // Smoke checks that the comparison works (its figures say nothing), within the smoke run's deadline.
-    const timing = size.mode === 'full' ? { warmupSeconds: 2, durationSeconds: 10 } : { warmupSeconds: 0.2, durationSeconds: 0.6 };
+    // The two worlds are measured in turns (load.ts `inTurn`), so both meet the same moments of the machine.
+    const timing = size.mode === 'full' ? { warmupSeconds: 2, durationSeconds: 10, rounds: 5 } : { warmupSeconds: 0.2, durationSeconds: 0.6, rounds: 2 };
 
     const figures: Record<string, number> = {};
     for (const world of worlds) for (const [rows, n] of Object.entries(world.rows)) figures[`${world.label}${rows[0]!.toUpperCase()}${rows.slice(1)}`] = n;
@@ -173,9 +174,9 @@ export const flatScenario: CustomScenario = {
     let failures = 0;
     const measured: Array<{ kind: Kind; small: KindFigures; large: KindFigures; reqPerSec: [number, number]; items: [number, number] }> = [];
     for (const kind of KINDS) {
-      const results: Array<{ figures: KindFigures; reqPerSec: number; items: number }> = [];
       const equalPaths = kind.equalAnswers ? await sameSizeInBoth(kind.equalAnswers(size), small, large) : undefined;
       if (equalPaths) figures[`${kind.key}Requests`] = equalPaths.length;
+      const loads: Array<{ world: World; load: (seconds: number) => Promise<MixedSample>; paths: string[]; headers: Record<string, string> }> = [];
       for (const world of worlds) {
         const { pairs, authenticated } = equalPaths
           ? { pairs: equalPaths.map((api) => ({ api, baseline: api })), authenticated: false }
@@ -194,13 +195,22 @@ export const flatScenario: CustomScenario = {
             durationSeconds,
             next: () => ({ kind: kind.key, method: 'GET', path: paths[next++ % paths.length]!, headers }),
           });
-        log(`${kind.scenario}: ${world.rows[kind.rows]} ${kind.rows} (${world.label})`);
-        await load(timing.warmupSeconds);
-        const sample = await load(timing.durationSeconds);
-        const f = kindFigures([...sample.byKind.values()]);
-        failures += f.non2xx + sample.errors;
-        const items = await meanItems(world, paths, headers);
-        results.push({ figures: f, reqPerSec: sample.durationSeconds > 0 ? f.requests / sample.durationSeconds : 0, items });
+        loads.push({ world, load, paths, headers });
+      }
+      const [smallLoad, largeLoad] = loads as [(typeof loads)[number], (typeof loads)[number]];
+      log(
+        `${kind.scenario}: ${small.rows[kind.rows]} and ${large.rows[kind.rows]} ${kind.rows} in turns (${timing.rounds} of ${timing.durationSeconds / timing.rounds} s each)`,
+      );
+      for (const { load } of loads) await load(timing.warmupSeconds);
+      const slice = (l: (typeof loads)[number]) => () => l.load(timing.durationSeconds / timing.rounds);
+      const sampled = await inTurn(timing.rounds, [slice(smallLoad), slice(largeLoad)]);
+      const results: Array<{ figures: KindFigures; reqPerSec: number; items: number }> = [];
+      for (const [i, { world, paths, headers }] of loads.entries()) {
+        const samples = sampled[i as 0 | 1];
+        const f = kindFigures(samples.flatMap((sample) => [...sample.byKind.values()]));
+        failures += f.non2xx + samples.reduce((n, sample) => n + sample.errors, 0);
+        const seconds = samples.reduce((n, sample) => n + sample.durationSeconds, 0);
+        results.push({ figures: f, reqPerSec: seconds > 0 ? f.requests / seconds : 0, items: await meanItems(world, paths, headers) });
       }
       const [s, l] = results as [(typeof results)[number], (typeof results)[number]];
       measured.push({ kind, small: s.figures, large: l.figures, reqPerSec: [s.reqPerSec, l.reqPerSec], items: [s.items, l.items] });
@@ -240,7 +250,7 @@ export const flatScenario: CustomScenario = {
     const line = (cells: string[]) => cells.map((c, i) => (i <= 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     report.push(line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(line));
     return {
-      figures: { ...figures, connections: CONNECTIONS, durationSeconds: timing.durationSeconds },
+      figures: { ...figures, connections: CONNECTIONS, durationSeconds: timing.durationSeconds, rounds: timing.rounds },
       failures,
       targets: targets.map((t, i) => ({ ...t, target: `${KINDS[i]!.label ?? KINDS[i]!.scenario}: ${t.target}` })),
       report,

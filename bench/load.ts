@@ -48,8 +48,68 @@ async function tracked(instance: Instance): Promise<Result> {
   }
 }
 
+/**
+ * What one load measured: every answer's latency (ms, fractional) and status, over autocannon's own duration.
+ * Autocannon's histogram keeps whole milliseconds (an answer of 10.9 ms counted as 10, so a p50 of "10" could be
+ * 10.9), hence the latencies are taken from its `response` events.
+ */
+export interface LoadSample {
+  durationSeconds: number;
+  latenciesMs: number[];
+  statusCodes: Record<string, number>;
+  /** Socket errors and timeouts (answers that never came). */
+  errors: number;
+  headerCounts?: Record<string, number>;
+}
+
+/** Keeps the latency and status of every answer of `instance`. */
+function sampled(instance: Instance) {
+  const sample = { latenciesMs: [] as number[], statusCodes: {} as Record<string, number> };
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+    sample.latenciesMs.push(responseTime);
+    sample.statusCodes[statusCode] = (sample.statusCodes[statusCode] ?? 0) + 1;
+  });
+  return sample;
+}
+
+/** The figures of one load or of several merged (slices of a load taken in turns: `inTurn`). */
+export function loadFigures(samples: LoadSample[]): LoadFigures {
+  const latencies = samples.flatMap((s) => s.latenciesMs).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, s) => sum + s.durationSeconds, 0);
+  const statusCodes: Record<string, number> = {};
+  for (const s of samples) for (const [code, n] of Object.entries(s.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const non2xx = Object.entries(statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n : n + count), 0);
+  const counted = samples.filter((s) => s.headerCounts);
+  const headerCounts: Record<string, number> = {};
+  for (const s of counted) for (const [value, n] of Object.entries(s.headerCounts ?? {})) headerCounts[value] = (headerCounts[value] ?? 0) + n;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return {
+    requests: latencies.length,
+    reqPerSec: seconds > 0 ? latencies.length / seconds : 0,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    failures: non2xx + samples.reduce((sum, s) => sum + s.errors, 0),
+    statusCodes,
+    ...(counted.length > 0 ? { headerCounts } : {}),
+  };
+}
+
+/**
+ * Runs two loads in turn, `rounds` times each, swapping which goes first every round (A B, B A, A B...), and answers
+ * each one's results in order. Two loads measured one after the other (10 s, then 10 s) compare two moments of a
+ * shared machine as well as the two servers: a slow spell during one of them moved a ratio by tenths. Taken in
+ * short turns, both meet the same moments.
+ */
+export async function inTurn<T>(rounds: number, loads: readonly [() => Promise<T>, () => Promise<T>]): Promise<[T[], T[]]> {
+  const results: [T[], T[]] = [[], []];
+  for (let round = 0; round < rounds; round++) {
+    for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) results[which]!.push(await loads[which]!());
+  }
+  return results;
+}
+
 /** Drives GET requests at `baseUrl`, rotating through `paths` (every request takes the next one). */
-export async function drive(options: LoadOptions): Promise<LoadFigures> {
+export async function drive(options: LoadOptions): Promise<LoadSample> {
   const rotation = options.rotation ?? { next: 0 };
   const counted = options.countHeader;
   const headerCounts: Record<string, number> = {};
@@ -57,6 +117,8 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
     url: options.baseUrl,
     connections: options.connections,
     duration: options.durationSeconds,
+    // Autocannon stops at its first tick past the duration: ticks of 1 s (its default) made a 0.5 s load last 1 s.
+    sampleInt: 100,
     timeout: 10,
     headers: options.headers,
     requests: [
@@ -80,17 +142,9 @@ export async function drive(options: LoadOptions): Promise<LoadFigures> {
       },
     ],
   });
+  const sample = sampled(instance);
   const result = await tracked(instance);
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
-  return {
-    requests: result.requests.total,
-    reqPerSec: result.duration > 0 ? result.requests.total / result.duration : 0,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    failures: result.non2xx + result.errors + result.timeouts,
-    statusCodes,
-    ...(counted ? { headerCounts } : {}),
-  };
+  return { durationSeconds: result.duration, ...sample, errors: result.errors + result.timeouts, ...(counted ? { headerCounts } : {}) };
 }
 
 export interface PreparedRequest {
@@ -112,16 +166,9 @@ export async function driveEach(options: { baseUrl: string; connections: number;
     timeout: 10,
     requests: [{ setupRequest: () => options.next() }],
   });
+  const sample = sampled(instance);
   const result = await tracked(instance);
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
-  return {
-    requests: result.requests.total,
-    reqPerSec: result.duration > 0 ? result.requests.total / result.duration : 0,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    failures: result.non2xx + result.errors + result.timeouts,
-    statusCodes,
-  };
+  return loadFigures([{ durationSeconds: result.duration, ...sample, errors: result.errors + result.timeouts }]);
 }
 
 /** A request of a mixed load: its kind (the figures are kept per kind), method, path, headers and body. */
@@ -159,6 +206,7 @@ export async function driveMixed(options: { baseUrl: string; connections: number
     url: options.baseUrl,
     connections: options.connections,
     duration: options.durationSeconds,
+    sampleInt: 100,
     timeout: 10,
     requests: [
       {

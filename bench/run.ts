@@ -17,7 +17,7 @@ import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import { watchCpu } from './cpu.js';
-import { drive, type LoadFigures, type RotatedRequest, stopLoad } from './load.js';
+import { drive, inTurn, type LoadFigures, loadFigures, type RotatedRequest, stopLoad } from './load.js';
 import type { CustomFigures, CustomRunContext, RequestPair, Scenario, ScenarioTarget } from './scenario.js';
 import { customScenarios, scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, type SeedStep, seededRandom, territoriesSeed } from './seed.js';
@@ -42,7 +42,9 @@ const httpScenarios = withCompared(chosen(scenarios));
 const ownScenarios = chosen(customScenarios);
 const plan = {
   connections: 10,
+  /** Measured seconds per server, taken in `rounds` turns with the other server (load.ts `inTurn`). */
   durationSeconds: smoke ? 1 : 10,
+  rounds: smoke ? 2 : 5,
   warmupSeconds: smoke ? 0.5 : 2,
   distinctRequests: smoke ? 200 : 2000,
   /** Hard limit of the run; tear-down (a few seconds) follows it. */
@@ -170,33 +172,48 @@ async function measure(
       break;
     }
   }
-  // The CPU per request of the API's measured run, then the baseline's.
-  const cpus: CpuPerRequest[] = [];
-  const load = async (target: ServerChild, paths: RotatedRequest[], headers: Record<string, string>) => {
-    // Cold reads go on through the rotation past the requests compared and the warm-up's: none is sent twice.
+  /**
+   * One server's load: a warm-up, then a slice of the measured time each turn; the rotation goes on across them (cold
+   * reads go on past the requests compared and the warm-up's: none is sent twice), the CPU is summed over the slices.
+   */
+  const loadOf = (target: ServerChild, paths: RotatedRequest[], headers: Record<string, string>) => {
     const rotation = { next: scenario.cache === 'MISS' ? COMPARED : 0 };
     const common = { baseUrl: target.url, paths, headers, connections: plan.connections, rotation, countHeader: scenario.cache ? 'x-cache' : undefined };
-    await drive({ ...common, durationSeconds: plan.warmupSeconds });
-    const cpu = watchCpu({ server: target.process.pid }, postgresDataDir);
-    const figures = await drive({ ...common, durationSeconds: plan.durationSeconds });
-    const { cpuSeconds } = cpu.stop();
-    const perRequest = (seconds: number | undefined) =>
-      seconds === undefined || figures.requests === 0 ? null : Math.round((seconds * 1e6) / figures.requests);
-    cpus.push({ serverUs: perRequest(cpuSeconds.server) ?? 0, postgresUs: perRequest(cpuSeconds.postgres) });
-    return figures;
+    const cpuSeconds = { server: 0, postgres: 0 as number | null };
+    return {
+      warmUp: () => drive({ ...common, durationSeconds: plan.warmupSeconds }),
+      async slice() {
+        const cpu = watchCpu({ server: target.process.pid }, postgresDataDir);
+        const sample = await drive({ ...common, durationSeconds: plan.durationSeconds / plan.rounds });
+        const used = cpu.stop().cpuSeconds;
+        cpuSeconds.server += used.server ?? 0;
+        cpuSeconds.postgres = cpuSeconds.postgres === null || used.postgres === undefined ? null : cpuSeconds.postgres + used.postgres;
+        return sample;
+      },
+      /** CPU microseconds per answered request over the slices. */
+      cpuPerRequest(requests: number): CpuPerRequest {
+        const perRequest = (seconds: number) => (requests === 0 ? 0 : Math.round((seconds * 1e6) / requests));
+        return { serverUs: perRequest(cpuSeconds.server), postgresUs: cpuSeconds.postgres === null ? null : perRequest(cpuSeconds.postgres) };
+      },
+    };
   };
-  log(`${scenario.name}: API`);
-  const apiFigures = await load(
+  const apiLoad = loadOf(
     api,
     pairs.map((p) => (p.apiHeaders ? { path: p.api, headers: p.apiHeaders } : p.api)),
     apiHeaders,
   );
-  log(`${scenario.name}: baseline`);
-  const baselineFigures = await load(
+  const baselineLoad = loadOf(
     baseline,
     pairs.map((p) => p.baseline),
     {},
   );
+  log(`${scenario.name}: API and baseline in turns (${plan.rounds} of ${plan.durationSeconds / plan.rounds} s each)`);
+  await apiLoad.warmUp();
+  await baselineLoad.warmUp();
+  const [apiSamples, baselineSamples] = await inTurn(plan.rounds, [() => apiLoad.slice(), () => baselineLoad.slice()]);
+  const apiFigures = loadFigures(apiSamples);
+  const baselineFigures = loadFigures(baselineSamples);
+  const cpus = [apiLoad.cpuPerRequest(apiFigures.requests), baselineLoad.cpuPerRequest(baselineFigures.requests)];
   const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
   const rounded = (f: LoadFigures): LoadFigures => ({ ...f, reqPerSec: round(f.reqPerSec, 1) });
   const expected = scenario.cache;
@@ -476,6 +493,7 @@ async function main() {
     node: process.version,
     connections: plan.connections,
     durationSeconds: plan.durationSeconds,
+    rounds: plan.rounds,
     rows,
     scenarios: results,
     targets,
