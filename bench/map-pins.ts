@@ -156,10 +156,16 @@ export const mapSeed: SeedStep = {
 /** What the map service reads about the caller before the pins query: the access read (territory, role, blocks). */
 async function viewerOf(pool: pg.Pool, territoryId: string): Promise<MapViewer | null> {
   const userId = await benchViewerId(pool);
-  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null));
+  const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null, true));
   if (!access?.id || access.status !== 'ACTIVE') return null;
   // The bench user holds no capability there and no system permission.
-  return { territoryId, residentsOnlyVisible: access.role === 'RESIDENT', blockedUserIds: access.blocked_user_ids ?? [], userId, seesAllHiddenPosts: false };
+  return {
+    territoryId,
+    residentsOnlyVisible: access.role === 'RESIDENT',
+    blockedUserIds: access.blocked_user_ids ?? [],
+    ...(access.has_own_hidden_posts ? { userId } : {}),
+    seesAllHiddenPosts: false,
+  };
 }
 
 /** A CSV query value as the API reads it: trimmed, lower-cased, empties dropped, duplicates removed; absent: undefined. */

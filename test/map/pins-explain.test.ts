@@ -183,6 +183,36 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
     expect(rows).toHaveLength(published + (await placed('HIDDEN')));
   });
 
+  it('a viewer without hidden posts of their own gets no hidden branch, and the same counts and pages as with it', async () => {
+    // The service gives `userId` only to a viewer the access probe found HIDDEN posts for (the moderation tests check
+    // that their author still sees them); for everyone else the branch would add nothing but its cost.
+    const reader = await newUser(t);
+    const [{ n: hiddenHere }] = (await t.sql<{ n: number }>(
+      `select count(*)::int as n from post where territory_id = $1 and status = 'HIDDEN' and map_entity_id is not null`,
+      [territoryId],
+    )) as [{ n: number }];
+    expect(hiddenHere).toBeGreaterThan(0);
+    const layers: PinFilter = { types: ['post', 'event', 'asset', 'alert', 'media'] };
+    for (const filter of [{ types: PIN_TYPES }, layers, { types: ['post', 'media'] } as PinFilter]) {
+      const plain = viewer({ residentsOnlyVisible: false });
+      const withBranch = viewer({ residentsOnlyVisible: false, userId: reader.id });
+      const counts = pinCountsQuery(plain, filter)!;
+      expect(counts.sql).not.toMatch(/HIDDEN/);
+      const [stored] = await t.sql<PinCounts>(toNumberedParams(counts).sql, counts.params);
+      const branched = pinCountsQuery(withBranch, filter)!;
+      expect(stored).toEqual((await t.sql<PinCounts>(toNumberedParams(branched).sql, branched.params))[0]);
+      const total = Object.values(stored!).reduce((sum, n) => sum + n, 0);
+      for (const offset of [0, 40, Math.floor(total / 2), total - 10]) {
+        const page = pinsPageQuery(plain, filter, stored!, offset, 20)!;
+        expect(page.sql).not.toMatch(/HIDDEN/);
+        const rows = await t.sql(toNumberedParams(page).sql, page.params);
+        expect(rows.length, `${JSON.stringify(filter)} at ${offset}`).toBe(Math.min(20, total - offset));
+        const other = pinsPageQuery(withBranch, filter, stored!, offset, 20)!;
+        expect(rows).toEqual(await t.sql(toNumberedParams(other).sql, other.params));
+      }
+    }
+  });
+
   it("the pins count of a viewer who blocked someone: the counters and their blocked users' counters by key, no pin read", async () => {
     const query = pinsCountQuery(viewer({ blockedUserIds: [users[2]!.id, users[3]!.id] }), { types: PIN_TYPES });
     await expectIndexed(query, [/^map_pin_counter_pkey$/, /^map_pin_author_counter_pkey$/]);

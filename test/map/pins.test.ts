@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   addMembership,
   newAdmin,
@@ -267,5 +269,33 @@ describe('GET /api/v1/map/pins', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([]);
+  });
+});
+
+describe('the hidden posts of the map pins', () => {
+  it("run only for a reader who has HIDDEN posts here (found with the access), who sees theirs; everyone else's statements carry no hidden branch", async () => {
+    const territory = await newTerritory(t);
+    const author = await newResident(t, territory);
+    const reader = await newResident(t, territory);
+    const entity = await insertEntity(t, territory, author, { name: 'Square' });
+    const shown = await insertPost(t, territory, author, { mapEntityId: entity });
+    const hidden = await insertPost(t, territory, author, { mapEntityId: entity, status: 'HIDDEN' });
+    const pool = (await (t.deps.orm.em as EntityManager).getConnection().getNativeClient()) as pg.Pool;
+    const query = vi.spyOn(pool, 'query');
+    try {
+      const read = async (user: TestUser) => {
+        query.mockClear();
+        const res = await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&types=post,media`, headers: user.headers });
+        expect(res.statusCode, res.body).toBe(200);
+        const texts = query.mock.calls.map(([config]) => (typeof config === 'string' ? config : (config as { text: string }).text));
+        const mapStatements = texts.filter((text) => /map_pin_counter|map_pin_owner/.test(text));
+        expect(mapStatements, texts.join('\n')).toHaveLength(2);
+        return { ids: res.json().items.map((p: { id: string }) => p.id), hiddenBranch: mapStatements.some((text) => text.includes(`'HIDDEN'`)) };
+      };
+      expect(await read(reader)).toEqual({ ids: [shown], hiddenBranch: false });
+      expect(await read(author)).toEqual({ ids: [hidden, shown], hiddenBranch: true });
+    } finally {
+      query.mockRestore();
+    }
   });
 });

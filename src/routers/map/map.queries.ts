@@ -18,7 +18,10 @@ export interface MapViewer {
   blockedUserIds: readonly string[];
   /**
    * HIDDEN posts (a moderation sanction) the viewer still sees (DESIGN 14): with `userId`, their own; with
-   * `seesAllHiddenPosts` (the territory's curators and moderators, system admins), every one. Neither: none.
+   * `seesAllHiddenPosts` (the territory's curators and moderators, system admins), every one. Neither: none, and no
+   * statement carries the hidden posts' branches. `userId` is given only to a viewer who has HIDDEN posts in the
+   * territory (read with the access, `ownHiddenPosts`): with it, a reader who has none paid those branches on every
+   * call, and the counts' generic plan looked for their posts among the territory's hidden ones (post_hidden_idx).
    */
   userId?: string;
   seesAllHiddenPosts?: boolean;

@@ -55,12 +55,14 @@ const toPinOutput = (r: PinRow): PinOutput => ({
  * territory's curators and moderators).
  */
 async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Promise<MapViewer> {
-  const access = await requireTerritory(ctx, explicitTerritoryId);
+  // Whether the caller has HIDDEN posts here is read with the access (a key probe), as the feed does: only then do
+  // their statements carry the hidden posts' branches.
+  const access = await requireTerritory(ctx, explicitTerritoryId, { ownHiddenPosts: true });
   return {
     territoryId: access.territoryId,
     residentsOnlyVisible: access.seesResidentsOnly,
     blockedUserIds: access.blockedUserIds,
-    userId: ctx.user.id,
+    ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}),
     seesAllHiddenPosts: seesAllHidden(access),
   };
 }
