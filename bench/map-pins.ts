@@ -153,7 +153,7 @@ export const mapSeed: SeedStep = {
   },
 };
 
-/** What the map service reads about the caller before the pins query: the access read (territory, role, blocks). */
+/** What the map service reads about the caller before the pins query: the access read (territory, role, blocks, own hidden posts). */
 async function viewerOf(pool: pg.Pool, territoryId: string): Promise<MapViewer | null> {
   const userId = await benchViewerId(pool);
   const [access] = await runPreparedOnPool<TerritoryAccessRow>(pool, territoryAccessQuery(territoryId, userId, null, true));
@@ -232,9 +232,7 @@ export const mapPinsScenario: Scenario = {
       const { offset, limit } = pageOffset(pageNumber, pageSize);
       // No query: no pin type the viewer may see, or a page past the last pin (the API answers an empty page too).
       const countsQuery = pinCountsQuery(viewer, filter);
-      const [counts] = countsQuery
-        ? await (viewer.blockedUserIds.length === 0 ? runPreparedOnPool<PinCounts>(pool, countsQuery) : runOnPool<PinCounts>(pool, countsQuery))
-        : [];
+      const [counts] = countsQuery ? await runPreparedOnPool<PinCounts>(pool, countsQuery) : [];
       const total = Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
       const page = counts ? pinsPageQuery(viewer, filter, counts, offset, limit) : null;
       const rows = page ? await runOnPool<PinRow>(pool, page) : [];

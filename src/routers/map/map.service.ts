@@ -51,36 +51,33 @@ const toPinOutput = (r: PinRow): PinOutput => ({
 /**
  * The reader of a map listing: the ACTIVE territory (explicit, else the session's), whether they see
  * RESIDENTS_ONLY content (the feed's rule 4: residents, curators and moderators of that territory, system admins),
- * whom they blocked, and which HIDDEN posts they still see (the feed's rule: their own; all of them for the
- * territory's curators and moderators).
+ * whom they blocked, and, for the pins (`pins`: the listings that show posts), which HIDDEN posts they still see (the
+ * feed's rule: their own; all of them for the territory's curators and moderators).
  */
-async function viewerOf(ctx: ServiceContext, explicitTerritoryId?: string): Promise<MapViewer> {
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: boolean): Promise<MapViewer> {
   // Whether the caller has HIDDEN posts here is read with the access (a key probe), as the feed does: only then do
   // their statements carry the hidden posts' branches.
-  const access = await requireTerritory(ctx, explicitTerritoryId, { ownHiddenPosts: true });
-  return {
-    territoryId: access.territoryId,
-    residentsOnlyVisible: access.seesResidentsOnly,
-    blockedUserIds: access.blockedUserIds,
-    ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}),
-    seesAllHiddenPosts: seesAllHidden(access),
-  };
+  const access = await requireTerritory(ctx, explicitTerritoryId, { ownHiddenPosts: pins });
+  const viewer = { territoryId: access.territoryId, residentsOnlyVisible: access.seesResidentsOnly, blockedUserIds: access.blockedUserIds };
+  if (!pins) return viewer;
+  return { ...viewer, ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}), seesAllHiddenPosts: seesAllHidden(access) };
 }
 
 // ---- Entities ----
 
 export async function listEntities(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId);
+  const viewer = await viewerOf(ctx, input.territoryId, false);
   const rows = await runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, input.skip, input.take));
   return rows.map(toEntityOutput);
 }
 
 export async function pageEntities(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId);
+  const viewer = await viewerOf(ctx, input.territoryId, false);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
     runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, offset, limit)),
-    runHotRead<{ total: number }>(ctx, entityCountQuery(viewer)),
+    // The pins' stored counts, prepared as theirs (pagePins).
+    runHotRead<{ total: number }>(ctx, entityCountQuery(viewer), { prepared: true }),
   ]);
   return toPage(rows.map(toEntityOutput), count[0]?.total ?? 0, input.pageNumber, input.pageSize);
 }
@@ -228,21 +225,22 @@ const pinFilter = (input: PinsInput) => ({
 });
 
 export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId);
+  const viewer = await viewerOf(ctx, input.territoryId, true);
   const query = pinsQuery(viewer, pinFilter(input), input.skip, input.take);
   return query ? (await runHotRead<PinRow>(ctx, query)).map(toPinOutput) : [];
 }
 
 /**
- * A page of pins with the exact total: the per-type counts first (stored counters, one prepared statement unless the
- * viewer blocked someone), which tell which types the page reaches and from where, then just those slices.
+ * A page of pins with the exact total: the per-type counts first (stored counters, one prepared statement: the blocked
+ * users, if any, are an InitPlan value, one text however many), which tell which types the page reaches and from
+ * where, then just those slices.
  */
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId);
+  const viewer = await viewerOf(ctx, input.territoryId, true);
   const filter = pinFilter(input);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const countsQuery = pinCountsQuery(viewer, filter);
-  const [counts] = countsQuery ? await runHotRead<PinCounts>(ctx, countsQuery, { prepared: viewer.blockedUserIds.length === 0 }) : [];
+  const [counts] = countsQuery ? await runHotRead<PinCounts>(ctx, countsQuery, { prepared: true }) : [];
   const total = Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
   const query = counts ? pinsPageQuery(viewer, filter, counts, offset, limit) : null;
   const rows = query ? await runHotRead<PinRow>(ctx, query) : [];
