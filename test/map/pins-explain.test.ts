@@ -187,6 +187,13 @@ describe('map read paths use indexes (EXPLAIN on a few thousand rows per table)'
     // The service gives `userId` only to a viewer the access probe found HIDDEN posts for (the moderation tests check
     // that their author still sees them); for everyone else the branch would add nothing but its cost.
     const reader = await newUser(t);
+    // Someone else's hidden post placed here (the seed spreads its few hidden placed posts over 40 territories at random).
+    await t.sql(
+      `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
+       select gen_random_uuid(), now(), e.territory_id, $2, 'Hidden here', 'content', 'POST', 'PUBLIC', 'HIDDEN', e.id, now()
+         from map_entity e where e.territory_id = $1 and e.status in ('SUGGESTED', 'VALIDATED') and e.visibility = 'PUBLIC' limit 1`,
+      [territoryId, users[0]!.id],
+    );
     const [{ n: hiddenHere }] = (await t.sql<{ n: number }>(
       `select count(*)::int as n from post where territory_id = $1 and status = 'HIDDEN' and map_entity_id is not null`,
       [territoryId],
