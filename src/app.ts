@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -16,6 +15,7 @@ import { createOrm } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
 import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { bodyDrainPlugin } from './http/body-drain.js';
+import { corsPlugin } from './http/cors.js';
 import { clientErrorHandler, frameworkError } from './http/edge-errors.js';
 import { errorsPlugin } from './http/errors.js';
 import { MemoryCounterStore, PostgresCounterStore, RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
@@ -93,15 +93,7 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await app.register(securityHeadersPlugin);
   await app.register(bodyDrainPlugin);
   if (config.production) await app.register(httpsRedirectPlugin, { publicBaseUrl: config.publicBaseUrl! });
-  await app.register(cors, {
-    origin: config.cors.allowedOrigins.includes('*') ? true : config.cors.allowedOrigins,
-    credentials: !config.cors.allowedOrigins.includes('*'),
-    // One string: the plugin joins a list on every request.
-    exposedHeaders: 'Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
-    // An OPTIONS without the preflight headers (a probe, a client asking what a path allows) is answered 204, not
-    // with the plugin's plain-text 400.
-    strictPreflight: false,
-  });
+  await app.register(corsPlugin, { allowedOrigins: config.cors.allowedOrigins });
   // An empty JSON body on POST counts as `{}`: body-less actions (enter, approve...) must not fail on it.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -116,7 +108,8 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
     }
   });
   await app.register(formbody);
-  await app.register(cookie);
+  // Cookies are parsed where they are read (the CSRF routes), not on every request.
+  await app.register(cookie, { hook: false });
 
   // App
   await app.register(authPlugin, { config, em: orm.em as EntityManager });
@@ -127,32 +120,35 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   // Routes
   // Messages are bounded like HTTP bodies (the library's default is 100 MiB).
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-  websockets.register(app, '/trpc');
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    useWSS: true,
-    trpcOptions: {
-      router: appRouter,
-      // Batches are capped: each call costs a check and a rate-limit charge, but not unboundedly many per request.
-      maxBatchSize: MAX_BATCH_SIZE,
-      createContext: async ({ req, res, info }) => {
-        // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header; the call
-        // pipeline re-checks that bearer on every message (src/trpc/init.ts).
-        // Only authenticated sockets are kept (src/http/websocket-guard.ts); `req` is then the raw upgrade request.
-        if (!req.auth) {
-          const token = info.connectionParams?.token;
-          const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
-          const auth = await resolveBearer(bearer, config, orm.em as EntityManager);
-          websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null);
-          return createContext(deps, req, { transport: 'ws', bearer, auth, socket: res as unknown as WebSocket });
-        }
-        return createContext(deps, req, { transport: 'http' });
-      },
-      responseMeta: ({ ctx, errors }) => (ctx && errors.length === 0 ? { headers: ctx.resp.headers } : {}),
-      onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'trpc call failed');
-      },
-    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  // The WebSocket admission hook in the scope of the tRPC routes only: REST requests never open a socket.
+  await app.register(async (trpc) => {
+    websockets.register(trpc, '/trpc');
+    await trpc.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      useWSS: true,
+      trpcOptions: {
+        router: appRouter,
+        // Batches are capped: each call costs a check and a rate-limit charge, but not unboundedly many per request.
+        maxBatchSize: MAX_BATCH_SIZE,
+        createContext: async ({ req, res, info }) => {
+          // WebSocket connections authenticate with connection params ({ token }) or the upgrade's header; the call
+          // pipeline re-checks that bearer on every message (src/trpc/init.ts).
+          // Only authenticated sockets are kept (src/http/websocket-guard.ts); `req` is then the raw upgrade request.
+          if (!req.auth) {
+            const token = info.connectionParams?.token;
+            const bearer = typeof token === 'string' && token ? `Bearer ${token}` : req.headers.authorization;
+            const auth = await resolveBearer(bearer, config, orm.em as EntityManager);
+            websockets.admit(req.raw ?? (req as unknown as IncomingMessage), res as unknown as WebSocket, auth.user, auth.session?.id ?? null);
+            return createContext(deps, req, { transport: 'ws', bearer, auth, socket: res as unknown as WebSocket });
+          }
+          return createContext(deps, req, { transport: 'http' });
+        },
+        responseMeta: ({ ctx, errors }) => (ctx && errors.length === 0 ? { headers: ctx.resp.headers } : {}),
+        onError: ({ error, path }) => {
+          if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'trpc call failed');
+        },
+      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+    });
   });
   mountRestOperations(app, deps, appRouter);
   // Multipart parsing only where uploads arrive: the plugin adds three async hooks (and a listener) to every request

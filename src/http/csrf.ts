@@ -26,7 +26,14 @@ export const invalidCsrfToken = () => forbidden(`The X-CSRF-Token header is miss
  * secret, is what the client echoes in `X-CSRF-Token`. Reuses the cookie's secret when the browser already has one.
  */
 export function issueCsrfToken(reply: FastifyReply): string {
+  withCookies(reply.request);
   return reply.generateCsrf();
+}
+
+/** The request's cookies, parsed on first use: only the CSRF routes read cookies (app.ts registers the parser without its hook). */
+function withCookies(request: FastifyRequest) {
+  request.cookies ??= request.server.parseCookie(request.headers.cookie ?? '');
+  return request.cookies;
 }
 
 /**
@@ -36,7 +43,7 @@ export function issueCsrfToken(reply: FastifyReply): string {
  */
 export function requireCsrf(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
   const header = request.headers[CSRF_HEADER];
-  if (typeof header !== 'string' || header === '' || !request.cookies[CSRF_COOKIE]) return done(invalidCsrfToken());
+  if (typeof header !== 'string' || header === '' || !withCookies(request)[CSRF_COOKIE]) return done(invalidCsrfToken());
   request.server.csrfProtection(request, reply, done as () => void);
 }
 

@@ -141,6 +141,32 @@ describe('production: HTTPS, HSTS and CORS', () => {
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example.org');
     expect(String(res.headers['access-control-allow-methods'])).toContain('POST');
+    expect(res.headers['access-control-allow-credentials']).toBe('true');
+    expect(res.headers['access-control-allow-headers']).toBe('authorization,content-type');
+    expect(res.headers['access-control-max-age']).toBe('600');
+    expect(res.headers['content-length']).toBe('0');
+    expectSecurityHeaders(res);
+  });
+
+  it('a preflight allows every method the operations use (PUT, PATCH and DELETE too)', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/v1/admin/territories',
+        headers: { 'x-forwarded-proto': 'https', origin: 'https://app.example.org', 'access-control-request-method': method },
+      });
+      expect(res.statusCode).toBe(204);
+      expect(String(res.headers['access-control-allow-methods']).split(', ')).toContain(method);
+    }
+  });
+
+  it('a request without Origin (not a browser) varies by origin and carries no CORS grant', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/territories', headers: { 'x-forwarded-proto': 'https' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.vary).toBe('Origin');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-expose-headers']).toBeUndefined();
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it('does not echo a disallowed origin', async () => {
