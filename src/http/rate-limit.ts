@@ -1,6 +1,5 @@
-import rateLimit from '@fastify/rate-limit';
 import pg from 'pg';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
 import { RATE_LIMIT_DETAIL } from '../platform/problems.js';
@@ -16,6 +15,8 @@ type Hit = { current: number; ttl: number };
  */
 export interface CounterStore {
   hit(key: string, windowMs: number, limit: number): Promise<Hit>;
+  /** The hit when the store can count it without I/O (in memory, a lease's permit), else null: `hit` then. */
+  hitNow(key: string, windowMs: number, limit: number): Hit | null;
   close?(): Promise<void>;
 }
 
@@ -23,6 +24,9 @@ export interface CounterStore {
 export class MemoryCounterStore implements CounterStore {
   private readonly counters = new Map<string, { current: number; iterationStartMs: number }>();
   async hit(key: string, windowMs: number): Promise<Hit> {
+    return this.hitNow(key, windowMs);
+  }
+  hitNow(key: string, windowMs: number): Hit {
     const now = Date.now();
     let c = this.counters.get(key);
     if (!c || c.iterationStartMs + windowMs <= now) {
@@ -76,6 +80,10 @@ export class PostgresCounterStore implements CounterStore {
     } finally {
       if (this.refills.get(key) === settled) this.refills.delete(key);
     }
+  }
+  /** While a lease of the key is being counted, its waiters go first. */
+  hitNow(key: string, _windowMs: number, limit: number): Hit | null {
+    return this.refills.has(key) ? null : this.fromLease(key, limit);
   }
   /** A permit of the key's live lease, or its refusal once over the limit; null when the database must be asked. */
   private fromLease(key: string, limit: number): Hit | null {
@@ -137,31 +145,27 @@ export function leaseSize(limit: number, counted: number): number {
 
 /**
  * The one counter store of an app, shared by all its REST routes and by the tRPC call pipeline, so everything of one
- * bucket counts together whatever the transport (the plugin's own store gives each route its own counters). Keys
- * are the caller key plus the bucket's suffix (`u:<id>:auth`; none for the global bucket), as the plugin's
- * `groupId` builds them. A store failure lets the request through (the database being down fails it anyway).
+ * bucket counts together whatever the transport. Keys are the caller key plus the bucket's suffix (`u:<id>:auth`;
+ * none for the global bucket). A store failure lets the request through (the database being down fails it anyway).
  */
 export class RateLimiter {
   constructor(private readonly store: CounterStore = new MemoryCounterStore()) {}
-  incr(key: string, cb: (err: Error | null, res: Hit) => void, timeWindow: number, max: number) {
-    this.store.hit(key, timeWindow, max).then(
-      (res) => cb(null, res),
-      (error: unknown) => cb(error instanceof Error ? error : new Error(String(error)), { current: 0, ttl: timeWindow }),
-    );
+  /** Counts one request of `key`: at once when the store can, else after its round trip; null when the store failed. */
+  count(key: string, windowMs: number, limit: number, then: (hit: Hit | null) => void) {
+    const now = this.store.hitNow(key, windowMs, limit);
+    if (now) return then(now);
+    this.store.hit(key, windowMs, limit).then(then, () => then(null));
   }
   /** Counts one call of `callerKey` in the bucket; false when it is over the bucket's limit. */
   async charge(config: AppConfig, bucket: RateBucket, callerKey: string): Promise<boolean> {
     const windowMs = config.rateLimit.windowSeconds * 1000;
     try {
       const limit = bucketLimit(config, bucket);
-      const res = await this.store.hit(`${callerKey}${bucket === 'global' ? '' : `:${bucket}`}`, windowMs, limit);
+      const res = await this.store.hit(`${callerKey}${bucketSuffix(bucket)}`, windowMs, limit);
       return res.current <= limit;
     } catch {
       return true;
     }
-  }
-  child() {
-    return this;
   }
   async close() {
     await this.store.close?.();
@@ -172,43 +176,64 @@ export function bucketLimit(config: AppConfig, bucket: RateBucket) {
   return config.rateLimit[bucket];
 }
 
-/** Route config for an operation in a bucket (the global bucket is the plugin default). */
-export function rateLimitRouteConfig(config: AppConfig, bucket: RateBucket) {
+const bucketSuffix = (bucket: RateBucket) => (bucket === 'global' ? '' : `:${bucket}`);
+
+/** A route's bucket, in its config (`config.rateLimit`): none is the global bucket, `false` no limit (health probes). */
+export type RouteRateLimit = { limit: number; suffix: string } | false | undefined;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    rateLimit?: RouteRateLimit;
+  }
+}
+
+/** Route config for an operation in a bucket (the global bucket is the default). */
+export function rateLimitRouteConfig(config: AppConfig, bucket: RateBucket): RouteRateLimit {
   if (bucket === 'global') return undefined;
-  return { max: bucketLimit(config, bucket), timeWindow: config.rateLimit.windowSeconds * 1000, groupId: `:${bucket}` };
+  return { limit: bucketLimit(config, bucket), suffix: bucketSuffix(bucket) };
 }
 
 /** Per user when authenticated, else per client IP. */
 export const callerKey = (user: { id: string } | null, ip: string) => (user ? `u:${user.id}` : `ip:${ip}`);
-const keyOf = (request: FastifyRequest) => callerKey(request.auth?.user ?? null, request.ip);
 
+/** The 429 the error handler answers (src/http/errors.ts: problem details with `Retry-After`). */
+function rateLimited(request: FastifyRequest) {
+  const error = new Error(RATE_LIMIT_DETAIL) as Error & { statusCode: number; rateLimited: boolean; instance: string };
+  error.statusCode = 429;
+  error.rateLimited = true;
+  error.instance = request.url.split('?')[0] ?? request.url;
+  return error;
+}
+
+/**
+ * Every REST route counts its caller (after authentication, so per user when signed in) in its bucket, one
+ * preHandler per route with its limit decided when the route is added; the answer carries `X-RateLimit-Limit`,
+ * `-Remaining` and `-Reset` (seconds left in the window), and past the limit the request is refused with 429.
+ * `/trpc` requests are charged per call by the tRPC pipeline instead (each call of a batch, each WebSocket message).
+ * A callback hook: a permit counted in memory (the usual case, see PostgresCounterStore) answers without a tick.
+ */
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, opts: { config: AppConfig; limiter: RateLimiter }) => {
     const { limiter } = opts;
-    await app.register(rateLimit, {
-      global: true,
-      hook: 'preHandler',
-      max: opts.config.rateLimit.global,
-      timeWindow: opts.config.rateLimit.windowSeconds * 1000,
-      keyGenerator: keyOf,
-      // /trpc requests are charged per call by the tRPC pipeline (each call of a batch, each WebSocket message).
-      allowList: (request) => request.url.startsWith('/trpc'),
-      store: class {
-        incr = limiter.incr.bind(limiter);
-        child() {
-          return this;
-        }
-      } as never,
-      skipOnError: true,
-      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
-      addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
-      errorResponseBuilder: (request) => {
-        const error = new Error(RATE_LIMIT_DETAIL) as Error & { statusCode: number; rateLimited: boolean; instance: string };
-        error.statusCode = 429;
-        error.rateLimited = true;
-        error.instance = request.url.split('?')[0] ?? request.url;
-        return error;
-      },
+    const windowMs = opts.config.rateLimit.windowSeconds * 1000;
+    app.addHook('onRoute', (route) => {
+      const setting = route.config?.rateLimit;
+      if (setting === false || route.url.startsWith('/trpc')) return;
+      const limit = setting?.limit ?? opts.config.rateLimit.global;
+      const suffix = setting?.suffix ?? '';
+      const limitHeader = String(limit);
+      const countRequest: preHandlerHookHandler = (request, reply, done) => {
+        limiter.count(`${callerKey(request.auth?.user ?? null, request.ip)}${suffix}`, windowMs, limit, (hit) => {
+          // The store failed: let the request through, uncounted.
+          if (!hit) return done();
+          reply.header('X-RateLimit-Limit', limitHeader);
+          reply.header('X-RateLimit-Remaining', String(Math.max(0, limit - hit.current)));
+          reply.header('X-RateLimit-Reset', String(Math.ceil(hit.ttl / 1000)));
+          done(hit.current > limit ? rateLimited(request) : undefined);
+        });
+      };
+      const own = route.preHandler;
+      route.preHandler = own === undefined ? [countRequest] : [...(Array.isArray(own) ? own : [own]), countRequest];
     });
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -116,3 +116,37 @@ describe('feed-read bucket', () => {
     expectRateLimited(await get(path, { headers: user.headers }), path);
   });
 });
+
+describe('what a limited caller is told', () => {
+  it('every REST answer carries the bucket limit, what is left of it and the seconds until the window ends', async () => {
+    const remoteAddress = '10.0.3.1';
+    const seen: LightMyRequestResponse[] = [];
+    for (let i = 0; i <= LIMITS.global; i++) seen.push(await get('/api/v1/territories', { remoteAddress }));
+    expect(seen.map((res) => res.statusCode)).toEqual([200, 200, 200, 429]);
+    expect(seen.map((res) => res.headers['x-ratelimit-limit'])).toEqual(['3', '3', '3', '3']);
+    expect(seen.map((res) => res.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
+    for (const res of seen) {
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThan(0);
+      expect(reset).toBeLessThanOrEqual(t.deps.config.rateLimit.windowSeconds);
+    }
+    // Another bucket states its own limit.
+    const user = await newUser(t);
+    const write = await t.app.inject({ method: 'POST', url: '/api/v1/admin/territories', headers: user.headers, payload: {}, remoteAddress });
+    expect(write.headers['x-ratelimit-limit']).toBe(String(LIMITS.write));
+  });
+
+  it('health probes and the OpenAPI document are not limited; a /trpc request is charged per call, not by the REST limit', async () => {
+    const remoteAddress = '10.0.3.2';
+    for (let i = 0; i <= LIMITS.global + 1; i++) {
+      for (const url of ['/health', '/openapi.json']) {
+        const res = await get(url, { remoteAddress });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers['x-ratelimit-limit'], url).toBeUndefined();
+      }
+    }
+    const call = await get('/trpc/territories.list?input=%7B%7D', { remoteAddress: '10.0.3.3' });
+    expect(call.statusCode).toBe(200);
+    expect(call.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
