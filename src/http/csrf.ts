@@ -30,7 +30,7 @@ export function issueCsrfToken(reply: FastifyReply): string {
   return reply.generateCsrf();
 }
 
-/** The request's cookies, parsed on first use: only the CSRF routes read cookies (app.ts registers the parser without its hook). */
+/** The request's cookies, parsed on first use: only the CSRF routes read cookies (app.ts registers no parsing hook). */
 function withCookies(request: FastifyRequest) {
   request.cookies ??= request.server.parseCookie(request.headers.cookie ?? '');
   return request.cookies;

@@ -178,7 +178,7 @@ export function bucketLimit(config: AppConfig, bucket: RateBucket) {
 
 const bucketSuffix = (bucket: RateBucket) => (bucket === 'global' ? '' : `:${bucket}`);
 
-/** A route's bucket, in its config (`config.rateLimit`): none is the global bucket, `false` no limit (health probes). */
+/** A route's bucket (its `config.rateLimit`): none is the global bucket, `false` no limit (health probes). */
 export type RouteRateLimit = { limit: number; suffix: string } | false | undefined;
 
 declare module 'fastify' {
