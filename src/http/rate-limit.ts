@@ -223,7 +223,9 @@ export const rateLimitPlugin = fp(
       const suffix = setting?.suffix ?? '';
       const limitHeader = String(limit);
       const countRequest: preHandlerHookHandler = (request, reply, done) => {
-        limiter.count(`${callerKey(request.auth?.user ?? null, request.ip)}${suffix}`, windowMs, limit, (hit) => {
+        const user = request.auth?.user ?? null;
+        // The address only for anonymous callers: behind a trusted proxy, reading it parses X-Forwarded-For each time.
+        limiter.count(`${callerKey(user, user ? '' : request.ip)}${suffix}`, windowMs, limit, (hit) => {
           // The store failed: let the request through, uncounted.
           if (!hit) return done();
           reply.header('X-RateLimit-Limit', limitHeader);
