@@ -136,6 +136,21 @@ describe('what a limited caller is told', () => {
     expect(write.headers['x-ratelimit-limit']).toBe(String(LIMITS.write));
   });
 
+  it('a plain route (outside the procedures: POST /oauth/token, auth bucket) is limited in its bucket too', async () => {
+    const remoteAddress = '10.0.3.4';
+    const token = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        remoteAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
+      });
+    const answers = [await token(), await token(), await token()];
+    expect(answers.map((res) => res.statusCode)).toEqual([401, 401, 429]);
+    expect(answers.map((res) => res.headers['x-ratelimit-limit'])).toEqual(['2', '2', '2']);
+  });
+
   it('health probes and the OpenAPI document are not limited; a /trpc request is charged per call, not by the REST limit', async () => {
     const remoteAddress = '10.0.3.2';
     for (let i = 0; i <= LIMITS.global + 1; i++) {
