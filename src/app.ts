@@ -59,6 +59,9 @@ export interface BuildOptions {
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
 
+/** Appended to the `Vary` of tRPC's answers (a list: tRPC appends it to its own). */
+const VARY_ORIGIN = ['Origin'];
+
 /**
  * Registers plugins in a fixed order: external (errors, headers, CORS, body parsers) -> app (auth, rate limit,
  * health) -> routes (tRPC, REST, plain routes, docs).
@@ -143,7 +146,8 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
           }
           return createContext(deps, req, { transport: 'http' });
         },
-        responseMeta: ({ ctx, errors }) => (ctx && errors.length === 0 ? { headers: ctx.resp.headers } : {}),
+        // tRPC's answer carries its own `Vary` (trpc-accept, accept), which replaces the CORS hook's: Origin is added.
+        responseMeta: ({ ctx, errors }) => ({ headers: ctx && errors.length === 0 ? { ...ctx.resp.headers, vary: VARY_ORIGIN } : { vary: VARY_ORIGIN } }),
         onError: ({ error, path }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'trpc call failed');
         },

@@ -79,6 +79,17 @@ describe('security headers on every response (development, plain HTTP)', () => {
     const res = await t.app.inject({ method: 'GET', url: '/health', headers: { origin: 'http://localhost:5173' } });
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
   });
+
+  it('every answer that may echo an origin varies by it, tRPC answers too (they bring their own Vary)', async () => {
+    const headers = { origin: 'http://localhost:5173' };
+    const rest = await t.app.inject({ method: 'GET', url: '/api/v1/territories', headers });
+    expect(rest.headers.vary).toBe('Origin');
+    for (const url of ['/trpc/territories.list?input=%7B%7D', `/trpc/territories.byId?input=${encodeURIComponent(JSON.stringify({ id: UNKNOWN_ID }))}`]) {
+      const res = await t.app.inject({ method: 'GET', url, headers });
+      expect(res.headers['access-control-allow-origin'], url).toBe('http://localhost:5173');
+      expect(String(res.headers.vary).split(', '), url).toEqual(expect.arrayContaining(['trpc-accept', 'accept', 'Origin']));
+    }
+  });
 });
 
 describe('production: HTTPS, HSTS and CORS', () => {
