@@ -54,6 +54,16 @@ beforeAll(async () => {
        from generate_series(1, 12000) as i join entities e on e.n = i % 6000`,
     [userIds],
   );
+  // The seed places a territory's public posts at random (~1% of runs left the measured territory's visitor none, and
+  // the "page across the posts' end" below read no post): a few public posts at its visible entities, always.
+  await t.sql(
+    `insert into post (id, created_at_utc, territory_id, author_user_id, title, content, type, visibility, status, map_entity_id, updated_at_utc)
+     select gen_random_uuid(), now() - e.n * interval '1 second', e.territory_id, $2, 'Placed ' || e.n, 'content', 'POST', 'PUBLIC', 'PUBLISHED', e.id, now()
+       from (select id, territory_id, row_number() over (order by id) as n from map_entity
+              where territory_id = $1 and visibility = 'PUBLIC' and status in ('SUGGESTED', 'VALIDATED')) e
+      where e.n <= 8`,
+    [territoryId, userIds[1]],
+  );
   await t.sql(
     `insert into event (id, created_at_utc, territory_id, title, starts_at_utc, latitude, longitude, status, created_by_user_id, created_by_membership)
      select gen_random_uuid(), now(), ($1::uuid[])[1 + i % 40], 'Event ' || i, now() + (i - 1500) * interval '1 hour', -23.5, -46.6,
