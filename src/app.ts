@@ -15,7 +15,7 @@ import { createOrm } from './db/orm.js';
 import { authPlugin, resolveBearer } from './http/auth.js';
 import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { bodyDrainPlugin } from './http/body-drain.js';
-import { corsPlugin } from './http/cors.js';
+import { corsPlugin, VARY_ORIGIN } from './http/cors.js';
 import { clientErrorHandler, frameworkError } from './http/edge-errors.js';
 import { errorsPlugin } from './http/errors.js';
 import { MemoryCounterStore, PostgresCounterStore, RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
@@ -58,9 +58,6 @@ export interface BuildOptions {
   /** Registers extra routes before the app is sealed (tests add throwing or CSRF-protected routes). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
-
-/** Appended to the `Vary` of tRPC's answers (a list: tRPC appends it to its own). */
-const VARY_ORIGIN = ['Origin'];
 
 /**
  * Registers plugins in a fixed order: external (errors, headers, CORS, body parsers) -> app (auth, rate limit,

@@ -5,6 +5,11 @@ import fp from 'fastify-plugin';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 /** What a browser script may read: where a created thing is, when to retry, the rate limits. */
 const EXPOSED_HEADERS = 'Location, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+/**
+ * The `Vary` of every answer (any may echo an origin). A list for tRPC's `responseMeta` (app.ts), which appends it to
+ * the `Vary` tRPC sends, as that header replaces the one set here.
+ */
+export const VARY_ORIGIN = ['Origin'];
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
