@@ -36,7 +36,7 @@ export const corsPlugin = fp(
         reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       }
       if (request.method !== 'OPTIONS') {
-        reply.header('Vary', 'Origin');
+        reply.header('vary', 'Origin');
         return done();
       }
       reply.header('Vary', 'Origin, Access-Control-Request-Headers');

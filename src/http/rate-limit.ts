@@ -228,9 +228,10 @@ export const rateLimitPlugin = fp(
         limiter.count(`${callerKey(user, user ? '' : request.ip)}${suffix}`, windowMs, limit, (hit) => {
           // The store failed: let the request through, uncounted.
           if (!hit) return done();
-          reply.header('X-RateLimit-Limit', limitHeader);
-          reply.header('X-RateLimit-Remaining', String(Math.max(0, limit - hit.current)));
-          reply.header('X-RateLimit-Reset', String(Math.ceil(hit.ttl / 1000)));
+          // Lower-case names: stored as they are (security-headers.ts).
+          reply.header('x-ratelimit-limit', limitHeader);
+          reply.header('x-ratelimit-remaining', String(Math.max(0, limit - hit.current)));
+          reply.header('x-ratelimit-reset', String(Math.ceil(hit.ttl / 1000)));
           done(hit.current > limit ? rateLimited(request) : undefined);
         });
       };

@@ -10,14 +10,18 @@ const DOCS_CSP =
  * The specification's headers on every response, errors and 404s included. HSTS only over HTTPS
  * (behind a proxy, `X-Forwarded-Proto` decides: the app trusts the proxy in production).
  */
-/** The headers every API response carries (the docs page has its own CSP; HSTS depends on the protocol). */
+/**
+ * The headers every API response carries (the docs page has its own CSP; HSTS depends on the protocol). Names in
+ * lower case, as Fastify stores and sends them: a name given so is stored as it is, where any other is lowered into a
+ * new string on every answer.
+ */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'X-XSS-Protection': '1; mode=block',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-  'Permissions-Policy': 'geolocation=(), microphone=(), camera=()',
-  'Content-Security-Policy': API_CSP,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'x-xss-protection': '1; mode=block',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'permissions-policy': 'geolocation=(), microphone=(), camera=()',
+  'content-security-policy': API_CSP,
 };
 
 export const securityHeadersPlugin = fp(
@@ -25,7 +29,7 @@ export const securityHeadersPlugin = fp(
     // Callback hooks, not async ones, on every request: no promise and no extra tick each.
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.headers(SECURITY_HEADERS);
-      if (request.url.startsWith('/docs')) reply.header('Content-Security-Policy', DOCS_CSP);
+      if (request.url.startsWith('/docs')) reply.header('content-security-policy', DOCS_CSP);
       if (request.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains; preload');
       done(null, payload);
     });

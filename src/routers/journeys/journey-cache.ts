@@ -220,6 +220,6 @@ export function answerFromJourneyCache(
   if (journey.actsForUser && !userId) return false;
   const found = cache.get(keyOf(client.id, userId, path, rawInput), Date.now());
   if (!found) return false;
-  void reply.status(200).header('Cache-Control', CACHE_CONTROL).header('X-Cache', 'HIT').type('application/json').send(found.json);
+  void reply.status(200).header('cache-control', CACHE_CONTROL).header('x-cache', 'HIT').type('application/json').send(found.json);
   return true;
 }
