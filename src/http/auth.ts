@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config.js';
-import { CLOCK_TOLERANCE_SECONDS, verifyAccessTokenCached } from '../platform/jwt.js';
+import { bearerToken, CLOCK_TOLERANCE_SECONDS, cachedTokenCheck, verifyAccessTokenCached } from '../platform/jwt.js';
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
 import { type ClientAuth, NO_CLIENT, resolveClientToken } from '../policy/client-caller.js';
@@ -27,14 +27,14 @@ declare module 'fastify' {
 
 export async function resolveBearer(header: string | undefined, config: AppConfig, em: EntityManager): Promise<RequestAuth> {
   if (!header) return { user: null, error: null };
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match?.[1]) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
-  return resolveUserToken(match[1], config, em);
+  const token = bearerToken(header);
+  if (!token) return { user: null, error: 'The Authorization header must be "Bearer <token>".' };
+  return resolveUserToken(token, config, em);
 }
 
 /** The caller of a user access token (the bearer of `Authorization`, or the `X-User-Token` of a journey). */
 async function resolveUserToken(token: string, config: AppConfig, em: EntityManager): Promise<RequestAuth> {
-  const check = await verifyAccessTokenCached(config.jwt, token);
+  const check = cachedTokenCheck(config.jwt, token) ?? (await verifyAccessTokenCached(config.jwt, token));
   if (!check.ok) return { user: null, error: check.reason };
   // A verified user token's `sid` is a UUID and its `auth_time` a number (verifyAccessToken checks them).
   const { sid, auth_time: authTime } = check.claims as { sid: string; auth_time: number };

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runHotRead, type SqlQuery } from '../db/sql.js';
 import { CLIENT_SCOPES, type ClientScope } from '../entities/client-application.entity.js';
-import { type JwtSettings, verifyAccessTokenCached } from '../platform/jwt.js';
+import { bearerToken, cachedTokenCheck, type JwtSettings, verifyAccessTokenCached } from '../platform/jwt.js';
 
 /** The `typ` of client tokens: never accepted where a user token is expected (`at+jwt`), nor the reverse. */
 export const CLIENT_TOKEN_TYPE = 'client+jwt';
@@ -45,9 +45,11 @@ export const clientRowQuery = (id: string): SqlQuery => ({
 });
 
 export async function resolveClientToken(header: string | undefined, jwt: JwtSettings, em: EntityManager): Promise<ClientAuth> {
-  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  if (!match?.[1]) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
-  const check = await verifyAccessTokenCached(clientTokenSettings(jwt), match[1], jwt.audience, CLIENT_TOKEN_TYPE);
+  const token = header ? bearerToken(header) : null;
+  if (!token) return { client: null, error: 'A client access token is required (Authorization: Bearer, from POST /oauth/token).' };
+  const settings = clientTokenSettings(jwt);
+  const check =
+    cachedTokenCheck(settings, token, jwt.audience, CLIENT_TOKEN_TYPE) ?? (await verifyAccessTokenCached(settings, token, jwt.audience, CLIENT_TOKEN_TYPE));
   if (!check.ok) return { client: null, error: check.reason === 'The token has expired.' ? check.reason : 'The client token is invalid.' };
   // Read on every call (deactivation and rotation take effect at once): a prepared key lookup.
   const [row] = await runHotRead<ClientRow>(em, clientRowQuery(check.subject), { prepared: true });
