@@ -34,12 +34,14 @@ let build: Promise<void> | undefined;
 
 /**
  * Starts `script` (a source path, `bench/api-server.ts`) as production runs the server: its tsc build (bench/build.ts,
- * compiled once per run) under `node --enable-source-maps`. Resolves with its address once it listens.
+ * compiled once per run) under `node --enable-source-maps`. Resolves with its address once it listens. `wrapper`: a
+ * command the node process runs under (bench/instructions.ts: valgrind), which keeps its process id.
  */
-export async function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ServerChild> {
+export async function startServerChild(name: string, script: string, env: NodeJS.ProcessEnv, timeoutMs: number, wrapper: string[] = []): Promise<ServerChild> {
   await (build ??= buildForBench());
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, ...PRODUCTION_NODE_OPTIONS, builtScript(script)], {
+  const command = [...wrapper, process.execPath, ...profile, ...PRODUCTION_NODE_OPTIONS, builtScript(script)];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -1,0 +1,226 @@
+/**
+ * `npm run bench:instructions`: the instructions one request costs the API and the bare baseline, counted by callgrind
+ * (valgrind), for the scenarios whose ratio is the framework's overhead: territory by id and the journeys cache hit.
+ *
+ * Why: on this 2-core machine `npm run bench`'s req/s and CPU per request move by 10-20% between runs of the same code
+ * (bench/PROFILE.md, twenty-first pass), so a change of a few microseconds cannot be read from it. An instruction
+ * count does not depend on the other processes, the CPU's clock or the scheduler: the bare by-id route counted 517,055
+ * and 517,059 instructions a request in two runs. Instructions are not time (the API misses the caches more), so
+ * `CACHE_SIM=1` adds callgrind's cache and branch simulation and its estimate of cycles, whose ratio came within a few
+ * hundredths of the bench's CPU ratio (PROFILE.md, twenty-second pass); about twice as slow, so fewer requests.
+ *
+ * How: both servers run as `npm run bench` runs them (built by tsc, `node --enable-source-maps`, the same environment,
+ * the smoke data set, on one embedded PostgreSQL), each under `valgrind --tool=callgrind --instr-atstart=no`. Per
+ * scenario and server: a warm-up of `WARMUP` requests (V8 optimizes meanwhile, the caches fill), then counting is
+ * switched on (`callgrind_control -i on`), `N` requests are sent over real HTTP one at a time (autocannon, one
+ * connection: per request, a whole turn of the event loop), counting is switched off and the counts are dumped;
+ * instructions per request = the dump's total / N. The server's process only: PostgreSQL and the load generator are
+ * not counted. Compare runs of the same N only. Needs valgrind (`apt-get install valgrind`); ~4 minutes, ~5 with
+ * `CACHE_SIM=1`. The dumps stay in the printed directory (`callgrind_annotate <file>` lists the costs by function).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
+import { signUserToken } from '../src/platform/jwt.js';
+import { JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
+import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
+import type { RequestPair, Scenario } from './scenario.js';
+import { scenarios } from './scenarios.js';
+import { insertBenchUser, SIZES, seededRandom } from './seed.js';
+import { freePort, prepareSchema } from './servers.js';
+
+const MEASURED = ['territory by id', 'journeys feed, cache hit'];
+/** The cache and branch simulation of `CACHE_SIM=1` (about twice as slow: fewer requests, so a cache hit's 60 s hold). */
+const simulate = process.env.CACHE_SIM === '1' ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
+const N = Number(process.env.N ?? (simulate.length ? 800 : 2000));
+const WARMUP = Number(process.env.WARMUP ?? 1500);
+type Request = { path: string; headers: Record<string, string> };
+const size = SIZES.smoke;
+const run = promisify(execFile);
+
+async function callgrindControl(pid: number, ...args: string[]) {
+  await run('callgrind_control', [...args, String(pid)]);
+}
+
+/** The totals of the newest dump in `dir` whose name starts with `prefix` (callgrind names them `<file>.<part>`), by event. */
+function lastDumpTotals(dir: string, prefix: string): Record<string, number> {
+  const parts = readdirSync(dir)
+    .filter((f) => f.startsWith(`${prefix}.`))
+    .map((f) => ({ f, part: Number(f.split('.').pop()) }))
+    .sort((a, b) => b.part - a.part);
+  const text = readFileSync(join(dir, parts[0]!.f), 'utf8');
+  const events = /^events: (.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  const totals = /^totals: (.+)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number);
+  if (!events || !totals) throw new Error(`no totals in ${parts[0]!.f}`);
+  return Object.fromEntries(events.map((event, i) => [event, totals[i] ?? 0]));
+}
+
+/**
+ * With the cache and branch simulation: callgrind's estimate of cycles, each first-level miss and mispredicted
+ * branch counted as 10 instructions and each last-level miss as 100.
+ */
+const estimatedCycles = (t: Record<string, number>) =>
+  (t.Ir ?? 0) + 10 * ((t.I1mr ?? 0) + (t.D1mr ?? 0) + (t.D1mw ?? 0) + (t.Bcm ?? 0) + (t.Bim ?? 0)) + 100 * ((t.ILmr ?? 0) + (t.DLmr ?? 0) + (t.DLmw ?? 0));
+
+/**
+ * Sends `amount` requests one at a time (one connection: a server then handles each alone, whatever the machine's
+ * load, which a count per request needs), taking `requests` in turn. Every answer must be a 2xx and, with `cache`, carry
+ * that `X-Cache` (a cache hit measured after its entry expired would count a miss).
+ */
+async function send(baseUrl: string, amount: number, requests: Request[], cache: 'HIT' | undefined, from: { next: number; lastMissMs: number }) {
+  const answers: Record<string, number> = {};
+  const instance = autocannon({
+    url: baseUrl,
+    connections: 1,
+    amount,
+    timeout: 30,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, ...requests[from.next++ % requests.length]! }),
+        onResponse: (status, _body, _context, headers) => {
+          const name = Object.keys(headers).find((h) => h.toLowerCase() === 'x-cache');
+          const value = name === undefined ? undefined : String(headers[name]);
+          if (value === 'MISS') from.lastMissMs = Date.now();
+          const key = `${status}${cache && value ? ` ${value}` : ''}`;
+          answers[key] = (answers[key] ?? 0) + 1;
+        },
+      },
+    ],
+  });
+  await instance;
+  const expected = cache ? `200 ${cache}` : '200';
+  if (answers[expected] !== amount) {
+    throw new Error(
+      `${baseUrl}: answers ${JSON.stringify(answers)}, expected ${amount} x ${expected} (misses: the requests outlasted the cache's 60 s, lower N)`,
+    );
+  }
+}
+
+async function countedPerRequest(server: ServerChild, dumpDir: string, requests: Request[], cache: 'HIT' | undefined) {
+  const from = { next: 0, lastMissMs: 0 };
+  await send(server.url, WARMUP, requests, undefined, from);
+  if (cache) {
+    // Under valgrind the warm-up and the counted requests may outlast the 60 s of a cache entry: once the entries the
+    // warm-up made last are gone, one pass over the requests makes them anew, and the counted requests follow it.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, from.lastMissMs + (JOURNEY_CACHE_SECONDS + 1) * 1000 - Date.now())));
+    await send(server.url, requests.length, requests, undefined, from);
+  }
+  const started = Date.now();
+  const pid = server.process.pid!;
+  await callgrindControl(pid, '--zero');
+  await callgrindControl(pid, '--instr=on');
+  await send(server.url, N, requests, cache, from);
+  await callgrindControl(pid, '--instr=off');
+  await callgrindControl(pid, '--dump');
+  console.log(`  ${server.name}: ${N} requests in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const totals = lastDumpTotals(dumpDir, `${server.name}.${pid}`);
+  return { instructions: (totals.Ir ?? 0) / N, cycles: estimatedCycles(totals) / N };
+}
+
+try {
+  await run('callgrind_control', ['--version']);
+} catch {
+  console.error('bench:instructions needs valgrind (callgrind): apt-get install valgrind');
+  process.exit(1);
+}
+
+const dirs = ['pg', 'data', 'dumps'].map((name) => mkdtempSync(join(tmpdir(), `territory-instructions-${name}-`)));
+const [pgDir, dataDir, dumpDir] = dirs as [string, string, string];
+const database = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), persistent: false, fast: true });
+const children: ServerChild[] = [];
+try {
+  await database.createDatabase('bench');
+  const ownerUrl = database.url('bench');
+  await prepareSchema(ownerUrl);
+  const password = randomBytes(24).toString('hex');
+  await ensureAppRole(ownerUrl, APP_ROLE, password);
+  const appUrl = database.urlAs('bench', APP_ROLE, password);
+  const owner = new pg.Client({ connectionString: ownerUrl });
+  // The database may go away first on Ctrl-C; that must not crash the tear-down.
+  owner.on('error', () => {});
+  await owner.connect();
+  const chosen = MEASURED.map((name) => scenarios.find((s) => s.name === name)).filter((s): s is Scenario => s !== undefined);
+  const userId = await insertBenchUser(owner);
+  for (const step of new Set(chosen.map((s) => s.seed))) await step.run(owner, size);
+  await owner.query('vacuum analyze');
+
+  // The environment of `npm run bench`'s API server (bench/run.ts).
+  const huge = '1000000000';
+  const apiEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: appUrl,
+    DATA_DIR: dataDir,
+    JOBS__ENABLED: 'false',
+    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
+    RateLimiting__PermitLimit: huge,
+    RateLimiting__Auth__PermitLimit: huge,
+    RateLimiting__FeedRead__PermitLimit: huge,
+    RateLimiting__Write__PermitLimit: huge,
+  };
+  const under = (name: string) => ['valgrind', '--tool=callgrind', '--instr-atstart=no', ...simulate, `--callgrind-out-file=${join(dumpDir, `${name}.%p`)}`];
+  console.log('starting both servers under valgrind (about a minute)');
+  const [api, baseline] = await Promise.all([
+    startServerChild('api', 'bench/api-server.ts', apiEnv, 600_000, under('api')),
+    startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: appUrl }, 600_000, under('baseline')),
+  ]);
+  children.push(api, baseline);
+  const jwt = loadConfig(apiEnv).jwt;
+  const tokenFor = async (id: string) => (await signUserToken(jwt, { userId: id, sessionId: randomUUID(), authenticatedAt: new Date() })).token;
+  const token = await tokenFor(userId);
+
+  const rows: string[][] = [];
+  for (const scenario of chosen) {
+    const pairs: RequestPair[] = await scenario.requests({ db: owner, random: seededRandom(20261122), count: 200, size, apiUrl: api.url, tokenFor });
+    const apiHeaders: Record<string, string> = scenario.authenticated ? { authorization: `Bearer ${token}` } : {};
+    console.log(`${scenario.name}: ${WARMUP} requests of warm-up, then ${N} counted, on each server`);
+    const cache = scenario.cache === 'HIT' ? 'HIT' : undefined;
+    const apiCount = await countedPerRequest(
+      api,
+      dumpDir,
+      pairs.map((p) => ({ path: p.api, headers: p.apiHeaders ?? apiHeaders })),
+      cache,
+    );
+    const bareCount = await countedPerRequest(
+      baseline,
+      dumpDir,
+      pairs.map((p) => ({ path: p.baseline, headers: {} })),
+      cache,
+    );
+    const figures = [
+      Math.round(apiCount.instructions).toLocaleString('en'),
+      Math.round(bareCount.instructions).toLocaleString('en'),
+      (bareCount.instructions / apiCount.instructions).toFixed(3),
+    ];
+    if (simulate.length)
+      figures.push(
+        Math.round(apiCount.cycles).toLocaleString('en'),
+        Math.round(bareCount.cycles).toLocaleString('en'),
+        (bareCount.cycles / apiCount.cycles).toFixed(3),
+      );
+    rows.push([scenario.name, ...figures]);
+  }
+  await owner.end();
+  const header = ['scenario', 'API instructions', 'bare instructions', 'bare/API'];
+  if (simulate.length) header.push('API cycles (est.)', 'bare cycles (est.)', 'bare/API');
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\nInstructions per request (callgrind, ${N} requests after ${WARMUP} of warm-up, smoke data; dumps in ${dumpDir})\n`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+} finally {
+  await Promise.all([...runningChildren].map((child) => stopChild(child, 10_000)));
+  await database.stop();
+  for (const dir of [pgDir, dataDir]) rmSync(dir, { recursive: true, force: true });
+}
