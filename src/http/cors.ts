@@ -36,6 +36,7 @@ export const corsPlugin = fp(
         reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       }
       if (request.method !== 'OPTIONS') {
+        // Every answer: the name in lower case is stored as it is (security-headers.ts).
         reply.header('vary', 'Origin');
         return done();
       }
