@@ -72,7 +72,7 @@ const estimatedCycles = (t: Record<string, number>) =>
 
 /**
  * Sends `amount` requests one at a time (one connection: a server then handles each alone, whatever the machine's
- * load, which a count per request needs), taking `requests` in turn. Every answer must be a 2xx and, with `cache`, carry
+ * load, which a count per request needs), taking `requests` in turn. Every answer must be a 200 and, with `cache`, carry
  * that `X-Cache` (a cache hit measured after its entry expired would count a miss).
  */
 async function send(baseUrl: string, amount: number, requests: Request[], cache: 'HIT' | undefined, from: { next: number; lastMissMs: number }) {
@@ -136,7 +136,6 @@ try {
 const dirs = ['pg', 'data', 'dumps'].map((name) => mkdtempSync(join(tmpdir(), `territory-instructions-${name}-`)));
 const [pgDir, dataDir, dumpDir] = dirs as [string, string, string];
 const database = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), persistent: false, fast: true });
-const children: ServerChild[] = [];
 try {
   await database.createDatabase('bench');
   const ownerUrl = database.url('bench');
@@ -174,7 +173,6 @@ try {
     startServerChild('api', 'bench/api-server.ts', apiEnv, 600_000, under('api')),
     startServerChild('baseline', 'bench/baseline-server.ts', { ...process.env, DATABASE_URL: appUrl }, 600_000, under('baseline')),
   ]);
-  children.push(api, baseline);
   const jwt = loadConfig(apiEnv).jwt;
   const tokenFor = async (id: string) => (await signUserToken(jwt, { userId: id, sessionId: randomUUID(), authenticatedAt: new Date() })).token;
   const token = await tokenFor(userId);
