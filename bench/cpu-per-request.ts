@@ -12,7 +12,7 @@
  * line of the built harness (`node --cpu-prof dist/bench/bench/cpu-per-request.js` after `npm run bench:cpu` or
  * `node --import tsx bench/build.ts`) profiles the loops.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import { signUserToken } from '../src/platform/jwt.js';
 import type { RequestPair, Scenario } from './scenario.js';
 import { scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, seededRandom } from './seed.js';
-import { freePort, prepareSchema } from './servers.js';
+import { benchApiEnv, freePort, prepareSchema } from './servers.js';
 
 const MEASURED = ['territory by id', 'territories nearby', 'feed read', 'journeys feed, cache hit'];
 const ROUNDS = 9;
@@ -68,20 +68,7 @@ try {
   for (const step of new Set(chosen.map((s) => s.seed))) await step.run(owner, size);
   const userId = await insertBenchUser(owner);
 
-  const huge = '1000000000';
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: url,
-    DATA_DIR: dataDir,
-    JOBS__ENABLED: 'false',
-    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
-    RateLimiting__PermitLimit: huge,
-    RateLimiting__Auth__PermitLimit: huge,
-    RateLimiting__FeedRead__PermitLimit: huge,
-    RateLimiting__Write__PermitLimit: huge,
-  });
+  const config = loadConfig(benchApiEnv(url, dataDir));
   built = await buildApp(config, url);
   // Scenarios may set up through the API (the journeys client registers itself): it listens for that only.
   const apiUrl = await built.app.listen({ port: 0, host: '127.0.0.1' });

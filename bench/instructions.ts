@@ -23,7 +23,7 @@
  * printed directory (`callgrind_annotate <file>` lists the costs by function).
  */
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,14 +32,13 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
-import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import type { RequestPair, Scenario } from './scenario.js';
 import { scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, seededRandom } from './seed.js';
-import { freePort, prepareSchema } from './servers.js';
+import { benchApiEnv, freePort, prepareBenchDatabase } from './servers.js';
 
 const MEASURED = ['territory by id', 'journeys feed, cache hit'];
 /** The cache and branch simulation of `CACHE_SIM=1` (about twice as slow: fewer requests, so a cache hit's 60 s hold). */
@@ -156,11 +155,7 @@ const [pgDir, dataDir, dumpDir] = dirs as [string, string, string];
 const database = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), persistent: false, fast: true });
 try {
   await database.createDatabase('bench');
-  const ownerUrl = database.url('bench');
-  await prepareSchema(ownerUrl);
-  const password = randomBytes(24).toString('hex');
-  await ensureAppRole(ownerUrl, APP_ROLE, password);
-  const appUrl = database.urlAs('bench', APP_ROLE, password);
+  const { ownerUrl, appUrl } = await prepareBenchDatabase(database, 'bench');
   const owner = new pg.Client({ connectionString: ownerUrl });
   // The database may go away first on Ctrl-C; that must not crash the tear-down.
   owner.on('error', () => {});
@@ -170,21 +165,7 @@ try {
   for (const step of new Set(chosen.map((s) => s.seed))) await step.run(owner, size);
   await owner.query('vacuum analyze');
 
-  // The environment of `npm run bench`'s API server (bench/run.ts).
-  const huge = '1000000000';
-  const apiEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: appUrl,
-    DATA_DIR: dataDir,
-    JOBS__ENABLED: 'false',
-    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
-    RateLimiting__PermitLimit: huge,
-    RateLimiting__Auth__PermitLimit: huge,
-    RateLimiting__FeedRead__PermitLimit: huge,
-    RateLimiting__Write__PermitLimit: huge,
-  };
+  const apiEnv = benchApiEnv(appUrl, dataDir);
   const under = (name: string) => ['valgrind', '--tool=callgrind', '--instr-atstart=no', ...simulate, `--callgrind-out-file=${join(dumpDir, `${name}.%p`)}`];
   console.log('starting both servers under valgrind (about a minute)');
   const [api, baseline] = await Promise.all([

@@ -4,7 +4,6 @@
  * Prints req/s, p50, p99 and the API/baseline ratios, and writes bench/results/latest.json. Whatever happens
  * (error, Ctrl-C, deadline), the children and the database are stopped and the temp directory removed.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,6 @@ import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
-import { APP_ROLE, ensureAppRole } from '../src/db/roles.js';
 import { signUserToken } from '../src/platform/jwt.js';
 import { randomUUID } from 'node:crypto';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
@@ -21,7 +19,7 @@ import { drive, inTurn, type LoadFigures, loadFigures, type RotatedRequest, stop
 import type { CustomFigures, CustomRunContext, RequestPair, Scenario, ScenarioTarget } from './scenario.js';
 import { customScenarios, scenarios } from './scenarios.js';
 import { insertBenchUser, SIZES, type SeedStep, seededRandom, territoriesSeed } from './seed.js';
-import { ExtraServers, freePort, prepareSchema } from './servers.js';
+import { benchApiEnv, ExtraServers, freePort, prepareBenchDatabase } from './servers.js';
 
 const smoke = process.argv.includes('--smoke');
 const size = SIZES[smoke ? 'smoke' : 'full'];
@@ -102,13 +100,7 @@ async function prepareDatabase() {
   const db = await startEmbeddedPostgres({ dir: tempDir('territory-bench-pg-'), port: await freePort(), persistent: false, fast: true });
   cleanups.push(() => db.stop());
   await db.createDatabase('bench');
-  const url = db.url('bench');
-  // As test/setup/global-setup.ts: entities newer than the last migration still get their tables and indexes.
-  await prepareSchema(url);
-  // The servers connect as the least-privilege app role, as `npm start` does; seeding uses the owner.
-  const password = randomBytes(24).toString('hex');
-  await ensureAppRole(url, APP_ROLE, password);
-  return { embedded: db, ownerUrl: url, appUrl: db.urlAs('bench', APP_ROLE, password), appPassword: password };
+  return { embedded: db, ...(await prepareBenchDatabase(db, 'bench')) };
 }
 
 /** Runs each distinct seed step once; answers the row counts for the results. */
@@ -389,20 +381,7 @@ async function main() {
   const { embedded, ownerUrl, appUrl, appPassword } = await prepareDatabase();
   log('database ready');
 
-  const huge = '1000000000';
-  const apiEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: appUrl,
-    DATA_DIR: tempDir('territory-bench-data-'),
-    JOBS__ENABLED: 'false',
-    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
-    RateLimiting__PermitLimit: huge,
-    RateLimiting__Auth__PermitLimit: huge,
-    RateLimiting__FeedRead__PermitLimit: huge,
-    RateLimiting__Write__PermitLimit: huge,
-  };
+  const apiEnv = benchApiEnv(appUrl, tempDir('territory-bench-data-'));
   // The servers need only the schema: they start while the data is loaded.
   cleanups.push(() => Promise.all([...runningChildren].map((child) => stopChild(child, 5000))).then(() => undefined));
   const starting = Promise.allSettled([

@@ -6,6 +6,7 @@
  * costs seconds of CPU that must not fall into a measurement), except `lazy` ones (a worker would work beside the
  * other scenarios), which start when the scenario asks for them. Stopped at tear-down with the other children.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import type { EmbeddedDatabase } from '../src/db/embedded.js';
@@ -36,6 +37,39 @@ export async function prepareSchema(ownerUrl: string) {
   } finally {
     await orm.close();
   }
+}
+
+/**
+ * The schema (`prepareSchema`), then the least-privilege app role the servers connect as, as `npm start` does (seeding
+ * uses the owner): the role's password and the database URL as that role.
+ */
+export async function prepareBenchDatabase(embedded: EmbeddedDatabase, name: string) {
+  const ownerUrl = embedded.url(name);
+  await prepareSchema(ownerUrl);
+  const appPassword = randomBytes(24).toString('hex');
+  await ensureAppRole(ownerUrl, APP_ROLE, appPassword);
+  return { ownerUrl, appUrl: embedded.urlAs(name, APP_ROLE, appPassword), appPassword };
+}
+
+/**
+ * The API server's environment in every bench: development mode, no logs, no jobs, a signing key of the run (the
+ * bench signs its tokens with it: `loadConfig(env).jwt`) and rate limits out of reach.
+ */
+export function benchApiEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
+  const huge = '1000000000';
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    JOBS__ENABLED: 'false',
+    JWT__SIGNINGKEY: randomBytes(32).toString('hex'),
+    RateLimiting__PermitLimit: huge,
+    RateLimiting__Auth__PermitLimit: huge,
+    RateLimiting__FeedRead__PermitLimit: huge,
+    RateLimiting__Write__PermitLimit: huge,
+  };
 }
 
 const START_TIMEOUT_MS = 90_000;
