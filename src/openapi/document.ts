@@ -2,7 +2,7 @@ import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { restOperations } from './plugin.js';
+import { inputFields, restOperations } from './plugin.js';
 
 const OAUTH_TOKEN_PATH = '/oauth/token';
 
@@ -68,7 +68,14 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
   });
 
   const statusByOperation = new Map<string, { status: number; idempotentRepeat: boolean }>();
+  const queryParameters = new Map<string, unknown[]>();
   for (const op of restOperations(router)) {
+    const fields = inputFields(op.procedure);
+    const fromQuery = (op.meta.queryFields ?? []).map((name) => {
+      const { $schema: _, ...schema } = z.toJSONSchema(fields[name] as z.ZodType, { io: 'input' });
+      return { name, in: 'query', required: false, description: 'Also accepted in the body (which wins)', schema };
+    });
+    if (fromQuery.length > 0) queryParameters.set(`${op.method.toLowerCase()} ${op.path}`, fromQuery);
     if (op.meta.successStatus) {
       statusByOperation.set(`${op.method.toLowerCase()} ${op.path}`, { status: op.meta.successStatus, idempotentRepeat: op.meta.idempotentRepeat ?? false });
     }
@@ -81,6 +88,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
       // The generator lists every scheme on protected operations; each API version has exactly one.
       if (Array.isArray(operation.security) && operation.security.length > 0)
         operation.security = isJourney ? [{ ClientCredentials: [] }] : [{ BearerAuth: [] }];
+      const fromQuery = queryParameters.get(`${method} ${path}`);
+      if (fromQuery) operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), ...fromQuery];
       const success = statusByOperation.get(`${method} ${path}`);
       if (success && operation.responses['200']) {
         const ok = operation.responses['200'];

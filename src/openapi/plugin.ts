@@ -31,6 +31,42 @@ export const bucketOf = (op: { method: string; meta: AppMeta }): RateBucket => o
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The zod definition fields this file reads (zod 4 keeps them on `_zod.def`). */
+type ZodDef = { type: string; coerce?: boolean; shape?: Record<string, ZodLike>; innerType?: ZodLike; in?: ZodLike };
+type ZodLike = { _zod: { def: ZodDef } };
+const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch', 'nonoptional']);
+
+/** The schema under optional/default/... wrappers and on the input side of a pipe. */
+function unwrapped(schema: ZodLike): ZodLike {
+  let current = schema;
+  for (;;) {
+    const def = current._zod.def;
+    if (WRAPPERS.has(def.type) && def.innerType) current = def.innerType;
+    else if (def.type === 'pipe' && def.in) current = def.in;
+    else return current;
+  }
+}
+
+/** The fields of an operation's input object, each under its wrappers (its inputs merged, as tRPC merges them). */
+export function inputFields(procedure: AnyProcedure): Record<string, ZodLike> {
+  const fields: Record<string, ZodLike> = {};
+  for (const input of (procedure._def as unknown as { inputs?: ZodLike[] }).inputs ?? []) {
+    for (const [key, field] of Object.entries(unwrapped(input)._zod.def.shape ?? {})) fields[key] = unwrapped(field);
+  }
+  return fields;
+}
+
+/**
+ * The query keys an operation coerces to numbers (`z.coerce.number()`): there an empty value (`?lat=`, an unset form
+ * field) is absent, so a required number is a 400 and an optional one takes its default, instead of
+ * `Number('') === 0` (the events near 0,0).
+ */
+export function numericQueryKeys(procedure: AnyProcedure): string[] {
+  return Object.entries(inputFields(procedure))
+    .filter(([, field]) => field._zod.def.type === 'number' && field._zod.def.coerce)
+    .map(([key]) => key);
+}
+
 /**
  * Serves each OpenAPI procedure as a native Fastify route calling the same tRPC procedure. We do not use
  * trpc-to-openapi's adapter for serving (only for the document): it rewrites input schemas in place to coerce
@@ -42,6 +78,13 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
   for (const op of restOperations(router)) {
     const url = op.path.replace(/\{([^}]+)\}/g, ':$1');
     const cachedJourney = op.method === 'GET' ? op.meta.cachedJourney : undefined;
+    const numericKeys = numericQueryKeys(op.procedure);
+    const queryFields = op.method === 'GET' || op.method === 'DELETE' ? [] : (op.meta.queryFields ?? []);
+    const fromQuery = (query: Record<string, unknown>) => {
+      const picked: Record<string, unknown> = {};
+      for (const key of queryFields) if (query[key] !== undefined) picked[key] = query[key];
+      return picked;
+    };
     app.route({
       method: op.method,
       url,
@@ -51,11 +94,12 @@ export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router:
         let input: Record<string, unknown>;
         if (op.method === 'GET' || op.method === 'DELETE') {
           input = { ...(request.query as Record<string, unknown>), ...params };
+          for (const key of numericKeys) if (input[key] === '') delete input[key];
           if (cachedJourney && answerFromJourneyCache(request, reply, cachedJourney, op.path, input)) return reply;
         } else {
           const body = request.body ?? {};
           if (!isPlainObject(body)) throw validationFailed('(body)', 'the request body must be a JSON object');
-          input = { ...body, ...params };
+          input = { ...fromQuery(request.query as Record<string, unknown>), ...body, ...params };
         }
         const ctx = createContext(deps, request, { transport: 'rest' });
         const result = await invokeProcedure(op.procedure, op.procedurePath, ctx, input);

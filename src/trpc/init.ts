@@ -31,6 +31,11 @@ export type AppMeta = OpenApiMeta<{
    * (`answerFromJourneyCache`). `actsForUser`: built on `journeyUserProcedure` (a signed-in user is required).
    */
   cachedJourney?: { actsForUser: boolean };
+  /**
+   * Input fields a write operation also reads from the query string (REST), where the spec puts them there (a user
+   * report "may receive territoryId"); a value in the body wins. Documented as optional query parameters.
+   */
+  queryFields?: readonly string[];
 }>;
 
 /**

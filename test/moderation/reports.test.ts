@@ -172,6 +172,29 @@ describe('POST /api/v1/reports/users/{userId}', () => {
     expect(await reportsOf(target.id)).toBe(2);
   });
 
+  it('reads the territory from the query too (the spec: "may receive territoryId"); the body wins', async () => {
+    const [territory, other] = [await newTerritory(t), await newTerritory(t)];
+    const target = await newResident(t, territory);
+    const reporter = await newResident(t, territory);
+    const url = (territoryId: string) => `/api/v1/reports/users/${target.id}?territoryId=${territoryId}`;
+    const byQuery = await t.app.inject({ method: 'POST', url: url(territory.id), headers: reporter.headers, payload: { reason: 'Spam' } });
+    expect(byQuery.statusCode).toBe(201);
+    expect(byQuery.json()).toMatchObject({ territoryId: territory.id, targetId: target.id });
+    const second = await newResident(t, other);
+    const bodyWins = await t.app.inject({
+      method: 'POST',
+      url: url('not-a-uuid'),
+      headers: second.headers,
+      payload: { reason: 'Threats', territoryId: other.id },
+    });
+    expect(bodyWins.statusCode).toBe(201);
+    expect(bodyWins.json()).toMatchObject({ territoryId: other.id });
+    const third = await newResident(t, territory);
+    const malformed = await t.app.inject({ method: 'POST', url: url('not-a-uuid'), headers: third.headers, payload: { reason: 'Spam' } });
+    expect(malformed.statusCode).toBe(400);
+    expect(await reportsOf(target.id)).toBe(2);
+  });
+
   it('is 400 without a territory or for oneself, 404 for an unknown user or territory, 401; nothing written', async () => {
     const territory = await newTerritory(t);
     const target = await newResident(t, territory);

@@ -24,3 +24,11 @@ describe('isUuid', () => {
     for (const value of values) expect([value, isUuid(value)]).toEqual([value, zId.safeParse(value).success]);
   });
 });
+
+describe('zId', () => {
+  it('reads a UUID in lower case (the same id in either case, as PostgreSQL answers it)', () => {
+    const id = newId();
+    expect(zId.parse(id.toUpperCase())).toBe(id);
+    expect(zId.parse(id)).toBe(id);
+  });
+});

@@ -36,6 +36,7 @@ export const reportsRouter = router({
       },
       successStatus: 201,
       idempotentRepeat: true,
+      queryFields: ['territoryId'],
     })
     .input(reportUserInput)
     .output(reportOutput)
