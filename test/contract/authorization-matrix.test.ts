@@ -675,7 +675,7 @@ const MATRIX: Record<string, Row> = {
       const { owner, id } = await notification(w);
       return { owner, url: `/api/v1/notifications/${id}/read` };
     },
-    expect: { owner: 200, member: 404, visitor: 404, outsider: 404, curator: 404, admin: 404 },
+    expect: { owner: 200, member: 403, visitor: 403, outsider: 403, curator: 403, admin: 403 },
   },
   'GET /api/v1/media/{id}': {
     make: async (w) => {

@@ -116,13 +116,13 @@ describe('POST /api/v1/notifications/{id}/read', () => {
     expect(listed[0]!.readAtUtc).toBe(read.readAtUtc);
   });
 
-  it("is 404 for someone else's notification and leaves it unread", async () => {
+  it("is 403 for someone else's notification (owner only) and leaves it unread", async () => {
     const [owner, intruder] = [await newUser(t), await newUser(t)];
     await deliver(owner, 1);
     const [n] = (await t.app.inject({ method: 'GET', url: '/api/v1/notifications', headers: owner.headers })).json() as NotificationBody[];
     const res = await t.app.inject({ method: 'POST', url: `/api/v1/notifications/${n!.id}/read`, headers: intruder.headers });
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'FORBIDDEN', detail: 'This notification is addressed to another user.' });
     expect(await countRows(t, 'notification', 'id = $1 and read_at_utc is not null', [n!.id])).toBe(0);
   });
 

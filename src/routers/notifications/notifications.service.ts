@@ -1,7 +1,7 @@
 import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { NotificationType } from '../../entities/notification.entity.js';
-import { notFound } from '../../platform/problems.js';
+import { forbidden, notFound } from '../../platform/problems.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import type { NotificationOutput } from './notifications.schemas.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
@@ -63,8 +63,11 @@ export async function markRead(ctx: ServiceContext, input: { id: string }) {
     [id, userId],
   );
   const row = rows[0];
-  if (!row) throw notFound('Notification');
-  return toOutput(row);
+  if (row) return toOutput(row);
+  // The spec's 403 for a caller who is not the owner (Errors): whose it is stays unsaid, and nothing is written.
+  const exists = await execSql<{ one: number }>(em, 'select 1 as one from notification where id = ?', [id]);
+  if (exists.length > 0) throw forbidden('This notification is addressed to another user.');
+  throw notFound('Notification');
 }
 
 /**
