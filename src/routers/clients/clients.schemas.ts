@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CLIENT_SCOPES } from '../../entities/client-application.entity.js';
 import { zId } from '../../platform/ids.js';
-import { zOptionalText, zText } from '../../platform/text.js';
+import { zOptionalText, zText, zUrl } from '../../platform/text.js';
 
 const scope = z.enum(CLIENT_SCOPES);
 
@@ -9,7 +9,8 @@ export const registerClientInput = z.object({
   name: zText({ max: 200 }),
   description: zOptionalText(2000),
   scopes: z.array(scope).min(1, 'at least one scope').max(CLIENT_SCOPES.length),
-  redirectUris: z.array(z.url().max(2000)).max(10).default([]),
+  // http(s) only (spec Authentication 11: javascript: and data: are blocked).
+  redirectUris: z.array(zUrl).max(10).default([]),
 });
 export type RegisterClientInput = z.infer<typeof registerClientInput>;
 

@@ -11,7 +11,7 @@ import { audit } from '../../entities/audit.entity.js';
 import { ClientApplication, type ClientScope } from '../../entities/client-application.entity.js';
 import { signAccessToken } from '../../platform/jwt.js';
 import { CLIENT_TOKEN_SECONDS, CLIENT_TOKEN_TYPE, clientTokenSettings } from '../../policy/client-caller.js';
-import { notFound } from '../../platform/problems.js';
+import { AppError, notFound } from '../../platform/problems.js';
 import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
 import { guardedCheck } from '../auth/credential-guard.js';
 import type { ClientOutput, ClientWithSecretOutput, RegisterClientInput } from './clients.schemas.js';
@@ -35,6 +35,9 @@ async function secretMatches(secret: string, stored: string): Promise<boolean> {
 }
 
 const newSecret = () => randomBytes(32).toString('base64url');
+const newClientId = () => `cli_${randomBytes(12).toString('hex')}`;
+/** The form of every client id issued (`newClientId`): anything else names no client. */
+const CLIENT_ID = /^cli_[0-9a-f]{24}$/;
 
 function toOutput(row: ClientRow): ClientOutput {
   return {
@@ -53,7 +56,7 @@ function toOutput(row: ClientRow): ClientOutput {
 export async function registerClient(ctx: ServiceContext, input: RegisterClientInput): Promise<ClientWithSecretOutput> {
   const secret = newSecret();
   const row = ctx.em.create(ClientApplication, {
-    clientId: `cli_${randomBytes(12).toString('hex')}`,
+    clientId: newClientId(),
     secretHash: await hashSecret(secret),
     name: input.name,
     description: input.description ?? null,
@@ -131,13 +134,17 @@ export async function issueClientToken(ctx: PublicServiceContext, request: Token
     throw new OAuthError(request.grantType ? 'unsupported_grant_type' : 'invalid_request', 'grant_type must be client_credentials.');
   }
   if (!request.clientId || !request.clientSecret) throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
-  const row = await ctx.em.findOne(ClientApplication, { clientId: request.clientId.slice(0, 64) });
+  // Refused before any query: an id of another form is unknown anyway, and may hold what PostgreSQL rejects (NUL).
+  if (!CLIENT_ID.test(request.clientId)) throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
+  const row = await ctx.em.findOne(ClientApplication, { clientId: request.clientId });
   const subject = { key: `client-secret:${row?.id ?? 'unknown'}`, userId: null, label: 'client secret' };
   let valid = false;
   if (row) {
     try {
       valid = await guardedCheck(ctx.em, subject, ctx.clock.now(), () => secretMatches(request.clientSecret!, row.secretHash));
-    } catch {
+    } catch (error) {
+      // Only the guard's lockout is this client's 429; a database failure stays one (503, not a lockout).
+      if (!(error instanceof AppError && error.problemCode === 'RATE_LIMIT_EXCEEDED')) throw error;
       throw new OAuthError('invalid_client', 'Too many failed attempts for this client; try again later.', 429);
     }
   }
