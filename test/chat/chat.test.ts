@@ -225,6 +225,36 @@ describe('POST /api/v1/chat/conversations/{id}/messages', () => {
     expect(await countRows(t, 'chat_message')).toBe(before);
   });
 
+  it('a video gets the spec text even where the territory allows no chat media (maxMediaCount 0); an image there, the count', async () => {
+    const place = await newTerritory(t, { flags: CHAT_FLAGS });
+    const config = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/territories/${place.id}/media-config`,
+      headers: (await newCurator(t, place)).headers,
+      payload: { chat: { maxMediaCount: 0 } },
+    });
+    expect(config.statusCode).toBe(200);
+    expect(config.json().chat).toMatchObject({ maxMediaCount: 0 });
+    const writer = await verifiedResident(t, place);
+    const channel = await api.channelId(place.id, writer, 'TERRITORY_PUBLIC');
+    const video = await mediaAsset(t, writer, { mediaType: 'VIDEO', mimeType: 'video/mp4', durationSeconds: 5 });
+    const refused = await api.send(channel, writer, { text: 'Watch', mediaId: video });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      status: 400,
+      code: 'MEDIA_TYPE_NOT_ALLOWED',
+      detail: 'Only images and audios are allowed in chat messages',
+      errors: [{ field: 'mediaId', message: 'Only images and audios are allowed in chat messages' }],
+    });
+    const image = await mediaAsset(t, writer, { mediaType: 'IMAGE', mimeType: 'image/png' });
+    expect((await api.send(channel, writer, { text: 'Look', mediaId: image })).json()).toMatchObject({
+      status: 400,
+      code: 'MEDIA_COUNT_EXCEEDED',
+      detail: 'At most 0 media are allowed in chat messages in this territory.',
+    });
+    expect(await countRows(t, 'chat_message', 'conversation_id = $1', [channel])).toBe(0);
+  });
+
   it('media flags: CHATMEDIAENABLED, CHATMEDIAIMAGESENABLED, CHATMEDIAAUDIOENABLED', async () => {
     for (const [flag, type, mime] of [
       ['CHATMEDIAENABLED', 'IMAGE', 'image/png'],
@@ -484,6 +514,25 @@ describe('groups', () => {
     expect((await remove(null, owner.id)).statusCode).toBe(401);
   });
 
+  it('ids in upper case are the same ids: a member leaves with their own id upper-cased (204); the owner still cannot', async () => {
+    const { owner, id } = await activeGroup();
+    const member = await verifiedResident(t, territory);
+    expect((await api.call('POST', `/api/v1/chat/conversations/${id.toUpperCase()}/participants`, owner, { userId: member.id.toUpperCase() })).statusCode).toBe(
+      204,
+    );
+    const details = await api.call('GET', `/api/v1/chat/conversations/${id.toUpperCase()}`, member);
+    expect(details.statusCode).toBe(200);
+    expect(details.json()).toMatchObject({ id, kind: 'GROUP' });
+    const left = await api.call('DELETE', `/api/v1/chat/conversations/${id}/participants/${member.id.toUpperCase()}`, member);
+    expect(left.statusCode).toBe(204);
+    expect(left.body).toBe('');
+    expect(await countRows(t, 'chat_participant', 'conversation_id = $1 and user_id = $2', [id, member.id])).toBe(0);
+    expect((await api.call('DELETE', `/api/v1/chat/conversations/${id}/participants/${owner.id.toUpperCase()}`, owner)).json()).toMatchObject({
+      status: 409,
+      code: 'OWNER_CANNOT_LEAVE',
+    });
+  });
+
   it('participants of channels and direct messages cannot be changed (400)', async () => {
     const writer = await verifiedResident(t, territory);
     const channel = await api.channelId(T(), writer, 'TERRITORY_PUBLIC');
@@ -554,6 +603,17 @@ describe('POST /api/v1/chat/direct', () => {
     expect((await api.direct(outsider, { territoryId: T(), userId: open.id })).statusCode).toBe(201);
   });
 
+  it('the recipient id in upper case names the same person: the pair keeps one conversation (200 on the repeat)', async () => {
+    const [me, them] = [await verifiedResident(t, territory), await verifiedResident(t, territory)];
+    const started = await api.direct(me, { territoryId: T(), userId: them.id.toUpperCase() });
+    expect(started.statusCode).toBe(201);
+    expect(started.json()).toMatchObject({ kind: 'DIRECT', territoryId: T(), createdByUserId: me.id });
+    const again = await api.direct(them, { territoryId: T(), userId: me.id.toUpperCase() });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(started.json().id);
+    expect(await countRows(t, 'chat_participant', 'conversation_id = $1', [started.json().id])).toBe(2);
+  });
+
   it('a block after the start stops the conversation (403 on send)', async () => {
     const [a, b] = [await verifiedResident(t, territory), await verifiedResident(t, territory)];
     const dm = (await api.direct(a, { territoryId: T(), userId: b.id })).json().id as string;
@@ -568,6 +628,12 @@ describe('POST /api/v1/chat/direct', () => {
       expect((await api.direct(me, payload)).statusCode, JSON.stringify(payload)).toBe(400);
     }
     expect((await api.direct(me, { territoryId: T(), userId: me.id })).json()).toMatchObject({ status: 400, code: 'CANNOT_MESSAGE_SELF' });
+    // The same id in upper case is still oneself (it was a 500 from the unique pair key).
+    const before = await countRows(t, 'chat_conversation', "kind = 'DIRECT'");
+    const upper = await api.direct(me, { territoryId: T().toUpperCase(), userId: me.id.toUpperCase() });
+    expect(upper.statusCode).toBe(400);
+    expect(upper.json()).toMatchObject({ status: 400, code: 'CANNOT_MESSAGE_SELF', errors: [{ field: 'userId', message: 'must be another user' }] });
+    expect(await countRows(t, 'chat_conversation', "kind = 'DIRECT'")).toBe(before);
     expect((await api.direct(me, { territoryId: T(), userId: UNKNOWN_ID })).statusCode).toBe(404);
     expect((await api.direct(me, { territoryId: UNKNOWN_ID, userId: me.id })).statusCode).toBe(404);
     const noDm = await withoutFlag('CHATDMENABLED');

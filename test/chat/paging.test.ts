@@ -8,7 +8,8 @@ import {
   territoryConversationsQuery,
 } from '../../src/routers/chat/chat.queries.js';
 import { newTerritory, type TestUser } from '../factories/index.js';
-import { planOf } from '../factories/query-plan.js';
+import { newId } from '../../src/platform/ids.js';
+import { genericPlanOf, planOf, planSummary } from '../factories/query-plan.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from './helpers.js';
 
@@ -135,7 +136,28 @@ describe('chat read paths use indexes (EXPLAIN on 6000 messages)', () => {
   });
 
   it('a conversation with its unread count, and a territory listing', async () => {
-    await expectIndexed(conversationByIdQuery(conversationId, viewerId), /^chat_message_conversation_id_seq_unique$/);
-    await expectIndexed(territoryConversationsQuery(territoryId, ['GROUP'], ['ACTIVE'], viewerId), /^chat_conversation_territory_id_kind_status_index$/);
+    const participant = { id: viewerId, readsUnjoined: false };
+    await expectIndexed(conversationByIdQuery(conversationId, participant), /^chat_message_conversation_id_seq_unique$/);
+    await expectIndexed(territoryConversationsQuery(territoryId, ['GROUP'], ['ACTIVE'], participant), /^chat_conversation_territory_id_kind_status_index$/);
+  });
+
+  it('the same reads by a SYSTEM_ADMIN, and by someone who may not read (their counts withheld), stay indexed', async () => {
+    for (const viewer of [
+      { id: newId(), readsUnjoined: true },
+      { id: newId(), readsUnjoined: false },
+    ]) {
+      await expectIndexed(conversationByIdQuery(conversationId, viewer), /^chat_conversation_pkey$/);
+      await expectIndexed(territoryConversationsQuery(territoryId, ['GROUP'], ['ACTIVE'], viewer), /^chat_conversation_territory_id_kind_status_index$/);
+    }
+    // The one named, as a service runs it: its generic plan counts on the (conversation, seq) index.
+    const generic = await genericPlanOf(t, conversationByIdQuery(conversationId, { id: viewerId, readsUnjoined: false }));
+    expect(
+      generic.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
+      planSummary(generic),
+    ).toEqual([]);
+    expect(
+      generic.some((n) => n['Index Name'] === 'chat_message_conversation_id_seq_unique'),
+      planSummary(generic),
+    ).toBe(true);
   });
 });

@@ -245,6 +245,15 @@ describe('chat.onMessage over time', () => {
     expect((refused as TRPCClientError<AppRouter>).data?.code).toBe('CONFLICT');
   });
 
+  it('a conversation id in upper case subscribes to the same conversation and receives its messages', async () => {
+    const territory = await newTerritory(t, { flags: CHAT_FLAGS });
+    const { owner, id } = await activeGroup(territory);
+    const live = await subscribe(owner, id.toUpperCase());
+    expect((await api.send(id, owner, { text: 'heard' })).statusCode).toBe(201);
+    await expect.poll(() => live.received.map((m) => m.text), { timeout: 15_000 }).toEqual(['heard']);
+    live.unsubscribe();
+  });
+
   it('leaves out the messages of senders the subscriber blocked', async () => {
     const territory = await newTerritory(t, { flags: CHAT_FLAGS });
     const [reader, blocked, other] = [await newVisitor(t, territory), await verifiedResident(t, territory), await verifiedResident(t, territory)];

@@ -10,7 +10,8 @@ import type { Visibility } from '../../entities/preferences.entity.js';
 import { contactVisibilityOf } from '../preferences/preferences.queries.js';
 import { MESSAGES_LIMIT_DEFAULT } from './chat.schemas.js';
 
-export interface ConversationRow {
+/** A conversation as access checks see it: its facts and the viewer's participation, none of its messages' content. */
+export interface ConversationAccessRow {
   id: string;
   territory_id: string;
   kind: ConversationKind;
@@ -19,39 +20,53 @@ export interface ConversationRow {
   description: string | null;
   created_by_user_id: string | null;
   created_at_utc: string;
-  last_message_at_utc: string | null;
-  last_message_preview: string | null;
   last_seq: number;
   /** The viewer's participation (null: none). */
   my_role: ParticipantRole | null;
+}
+
+/**
+ * A conversation as a summary shows it. What its messages tell (the time and text of the newest, how many there are,
+ * how many the viewer has not read) is the viewer's only if they may read them: otherwise null, null, 0 and 0.
+ */
+export interface ConversationRow extends Omit<ConversationAccessRow, 'last_seq'> {
+  last_message_at_utc: string | null;
+  last_message_preview: string | null;
+  message_count: number;
   unread_count: number;
 }
 
-/** A conversation as access checks see it: no unread count (which grows with the history; see below). */
-export type ConversationAccessRow = Omit<ConversationRow, 'unread_count'>;
-
 /**
- * Conversations with the viewer's role and unread count: messages of others after the viewer's read marker, counted
- * on the (conversation_id, seq) index.
+ * Conversations with the viewer's role and, to a reader, what their messages tell: the unread count is the messages
+ * of others after the viewer's read marker, counted on the (conversation_id, seq) index. A reader is a participant,
+ * or anyone when the service says the viewer reads these conversations without taking part (`readsUnjoined`: a
+ * SYSTEM_ADMIN, a channel's readers); for anyone else (a member discovering an invite-only group, a curator
+ * deciding one) the content stays in the database and the history is not counted.
  */
 const CONVERSATION_SELECT = `
   select c.id, c.territory_id, c.kind, c.status, c.name, c.description, c.created_by_user_id,
-         ${isoColumn('c.created_at_utc')} as created_at_utc, ${isoColumn('c.last_message_at_utc')} as last_message_at_utc,
-         c.last_message_preview, c.last_seq, p.role as my_role,
-         (select count(*)::int from chat_message m
-           where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?) as unread_count
+         ${isoColumn('c.created_at_utc')} as created_at_utc,
+         case when v.reads then ${isoColumn('c.last_message_at_utc')} end as last_message_at_utc,
+         case when v.reads then c.last_message_preview end as last_message_preview,
+         case when v.reads then c.last_seq else 0 end as message_count,
+         p.role as my_role,
+         case when v.reads then
+           (select count(*)::int from chat_message m
+             where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?)
+         else 0 end as unread_count
     from chat_conversation c
-    left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
+    left join chat_participant p on p.conversation_id = c.id and p.user_id = ?
+    cross join lateral (select p.user_id is not null or ?::boolean as reads) v`;
 
 /**
  * The access check of every chat call and of every wake of a live stream reads this: the unread count (a scan of the
  * messages after the reader's marker, the whole history for a reader without one) is left to the reads that answer
- * it, or 1000 subscribers of a large channel would each count its history on every message.
+ * it, or 1000 subscribers of a large channel would each count its history on every message; the newest message's
+ * text and time, to the summaries that may show them.
  */
 const CONVERSATION_ACCESS_SELECT = `
   select c.id, c.territory_id, c.kind, c.status, c.name, c.description, c.created_by_user_id,
-         ${isoColumn('c.created_at_utc')} as created_at_utc, ${isoColumn('c.last_message_at_utc')} as last_message_at_utc,
-         c.last_message_preview, c.last_seq, p.role as my_role
+         ${isoColumn('c.created_at_utc')} as created_at_utc, c.last_seq, p.role as my_role
     from chat_conversation c
     left join chat_participant p on p.conversation_id = c.id and p.user_id = ?`;
 
@@ -65,16 +80,28 @@ export async function conversationForAccess(source: HotReadSource, id: string, v
   return row ?? null;
 }
 
-export function conversationByIdQuery(id: string, viewerId: string): SqlQuery {
-  return { sql: `${CONVERSATION_SELECT} where c.id = ?`, params: [viewerId, viewerId, id] };
+/** Who views the summaries, and whether they read them without being a participant (see `CONVERSATION_SELECT`). */
+export interface ConversationViewer {
+  id: string;
+  readsUnjoined: boolean;
 }
 
-export function territoryConversationsQuery(territoryId: string, kinds: ConversationKind[], statuses: ConversationStatus[], viewerId: string): SqlQuery {
+export function conversationByIdQuery(id: string, viewer: ConversationViewer): SqlQuery {
+  return { sql: `${CONVERSATION_SELECT} where c.id = ?`, params: [viewer.id, viewer.id, viewer.readsUnjoined, id] };
+}
+
+/** Most recently active first; conversations the viewer may not read come after, in id order, their activity withheld. */
+export function territoryConversationsQuery(
+  territoryId: string,
+  kinds: ConversationKind[],
+  statuses: ConversationStatus[],
+  viewer: ConversationViewer,
+): SqlQuery {
   return {
     sql: `${CONVERSATION_SELECT}
      where c.territory_id = ? and c.kind = any(?::text[]) and c.status = any(?::text[])
-     order by c.kind desc, c.last_message_at_utc desc nulls last, c.id`,
-    params: [viewerId, viewerId, territoryId, pgArray(kinds), pgArray(statuses)],
+     order by c.kind desc, case when v.reads then c.last_message_at_utc end desc nulls last, c.id`,
+    params: [viewer.id, viewer.id, viewer.readsUnjoined, territoryId, pgArray(kinds), pgArray(statuses)],
   };
 }
 
@@ -167,8 +194,8 @@ export async function messageById(em: EntityManager, messageId: string): Promise
   return row ?? null;
 }
 
-export async function conversationById(source: HotReadSource, id: string, viewerId: string): Promise<ConversationRow | null> {
-  const [row] = await runHotRead<ConversationRow>(source, conversationByIdQuery(id, viewerId), { prepared: true });
+export async function conversationById(source: HotReadSource, id: string, viewer: ConversationViewer): Promise<ConversationRow | null> {
+  const [row] = await runHotRead<ConversationRow>(source, conversationByIdQuery(id, viewer), { prepared: true });
   return row ?? null;
 }
 

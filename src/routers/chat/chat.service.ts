@@ -6,7 +6,8 @@
  * - TERRITORY_RESIDENTS: read and written by identity-Verified RESIDENTs;
  * - GROUP: created by identity-Verified RESIDENTs (PENDING_APPROVAL until a curator approves); read and written by
  *   its participants (invite-only) and SYSTEM_ADMIN; its details and participants are also visible to the
- *   territory's curators and moderators, who approve, lock, unlock and disable it;
+ *   territory's curators and moderators, who approve, lock, unlock and disable it, and members discover it in the
+ *   listing, but what its messages say (the newest one's time and text, the counts) only its readers see;
  * - DIRECT: read and written by its two participants and SYSTEM_ADMIN; started by a Verified user whom the
  *   recipient's contact visibility allows and whom neither blocked.
  * A refused caller gets 403; writing to a conversation that is not ACTIVE, 409.
@@ -35,6 +36,7 @@ import {
   type ConversationAccessRow,
   conversationForAccess,
   type ConversationRow,
+  type ConversationViewer,
   conversationOfMessage,
   directRecipientOf,
   firstSeqAtOrAfterQuery,
@@ -130,6 +132,12 @@ function refusal(need: Need, conv: ConversationAccessRow, user: AuthUser): AppEr
   return forbidden('Only participants of this conversation can do this.', 'NOT_PARTICIPANT');
 }
 
+/**
+ * The viewer of group and direct-message summaries: participants read them, and so does SYSTEM_ADMIN without taking
+ * part (`allows`); curators and moderators see a group's details but not what its messages say.
+ */
+const privateViewer = (user: AuthUser, access: TerritoryAccess): ConversationViewer => ({ id: user.id, readsUnjoined: access.isSystemAdmin });
+
 interface OpenConversation {
   conv: ConversationAccessRow;
   access: TerritoryAccess;
@@ -156,7 +164,7 @@ function toConversation(r: ConversationRow): ConversationOutput {
     createdAtUtc: r.created_at_utc,
     lastMessageAtUtc: r.last_message_at_utc,
     lastMessagePreview: r.last_message_preview,
-    messageCount: Number(r.last_seq),
+    messageCount: Number(r.message_count),
     unreadCount: Number(r.unread_count),
   };
 }
@@ -172,8 +180,8 @@ function toMessage(r: MessageRow): MessageOutput {
   };
 }
 
-async function loadConversation(source: HotReadSource, id: string, viewerId: string): Promise<ConversationOutput> {
-  const row = await conversationById(source, id, viewerId);
+async function loadConversation(source: HotReadSource, id: string, viewer: ConversationViewer): Promise<ConversationOutput> {
+  const row = await conversationById(source, id, viewer);
   if (!row) throw notFound('Conversation');
   return toConversation(row);
 }
@@ -192,7 +200,8 @@ export async function listChannels(ctx: ServiceContext, input: { territoryId: st
   const enabled = (['TERRITORY_PUBLIC', 'TERRITORY_RESIDENTS'] as const).filter((kind) => access.hasFlag(KIND_FLAGS[kind]));
   const readable = enabled.filter((kind) => kind === 'TERRITORY_PUBLIC' || isVerifiedResident(ctx.user, access));
   if (readable.length === 0) return { territoryId: access.territoryId, channels: [] };
-  const channels = territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], ctx.user.id);
+  // Only channels the caller reads are listed: each shows what its messages say.
+  const channels = territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], { id: ctx.user.id, readsUnjoined: true });
   let rows = await runHotRead<ConversationRow>(ctx, channels, { prepared: true });
   if (rows.length < readable.length) {
     for (const kind of enabled) {
@@ -208,11 +217,14 @@ export async function listChannels(ctx: ServiceContext, input: { territoryId: st
   return { territoryId: access.territoryId, channels: rows.map(toConversation) };
 }
 
-/** ACTIVE groups of the territory, to its members and its curators and moderators. */
+/**
+ * ACTIVE groups of the territory, to its members and its curators and moderators. Groups are invite-only: what their
+ * messages say (the newest one's time and text, the counts) shows only in those the caller may read.
+ */
 export async function listGroups(ctx: ServiceContext, input: { territoryId: string }) {
   const access = await chatTerritory(ctx, input.territoryId, 'CHATGROUPS');
   if (!access.is('member', 'CURATOR', 'MODERATOR')) throw forbidden('Only members of this territory can list its chat groups.', 'NOT_MEMBER');
-  const rows = await runHotRead<ConversationRow>(ctx, territoryConversationsQuery(access.territoryId, ['GROUP'], ['ACTIVE'], ctx.user.id));
+  const rows = await runHotRead<ConversationRow>(ctx, territoryConversationsQuery(access.territoryId, ['GROUP'], ['ACTIVE'], privateViewer(ctx.user, access)));
   return { territoryId: access.territoryId, groups: rows.map(toConversation) };
 }
 
@@ -245,7 +257,7 @@ export async function createGroup(ctx: ServiceContext, input: CreateGroupInput):
     });
     await tx.flush();
   });
-  return loadConversation(ctx.em, id, ctx.user.id);
+  return loadConversation(ctx.em, id, privateViewer(ctx.user, access));
 }
 
 type GroupAction = 'approve' | 'lock' | 'unlock' | 'disable';
@@ -287,7 +299,7 @@ export async function decideGroup(ctx: ServiceContext, input: GroupInput & { act
     });
     await tx.flush();
   });
-  return loadConversation(ctx.em, input.groupId, ctx.user.id);
+  return loadConversation(ctx.em, input.groupId, privateViewer(ctx.user, access));
 }
 
 // ---- direct messages
@@ -331,7 +343,7 @@ export async function startDirect(ctx: ServiceContext, input: StartDirectInput):
   const [existing] = created
     ? [{ id }]
     : await execSql<{ id: string }>(ctx.em, 'select id from chat_conversation where territory_id = ? and direct_key = ?', [access.territoryId, key]);
-  return { created, conversation: await loadConversation(ctx.em, existing!.id, ctx.user.id) };
+  return { created, conversation: await loadConversation(ctx.em, existing!.id, privateViewer(ctx.user, access)) };
 }
 
 async function assertNotBlocked(em: EntityManager, a: string, b: string) {
@@ -341,9 +353,10 @@ async function assertNotBlocked(em: EntityManager, a: string, b: string) {
 
 // ---- one conversation
 
+/** Its details to whoever may see them; what its messages say only to whoever may also read them. */
 export async function getConversation(ctx: ServiceContext, input: { conversationId: string }): Promise<ConversationOutput> {
-  const { conv } = await openConversation(ctx, input.conversationId, 'view');
-  return loadConversation(ctx, conv.id, ctx.user.id);
+  const { conv, access } = await openConversation(ctx, input.conversationId, 'view');
+  return loadConversation(ctx, conv.id, { id: ctx.user.id, readsUnjoined: allows('read', conv, access, ctx.user) });
 }
 
 /** The sequence number below which a page starts (null: from the newest). */

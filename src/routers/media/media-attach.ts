@@ -92,7 +92,7 @@ const toRow = (r: AssetRow): MediaRow => ({
  * given order (an event's cover first). Every refusal is a 400 naming the request field:
  * - each id exists, belongs to the caller (spec: all media attached belong to the user creating the content), is
  *   not attached to other content already, and appears once;
- * - chat refuses video with the spec's text; posts and chat follow the territory's media flags;
+ * - chat refuses video with the spec's text (before its media count); posts and chat follow the territory's media flags;
  * - the territory's effective media configuration: enabled types, MIME types, total/video/audio counts, sizes;
  * - posts carry one video or one audio, not both; durations within the content type's global limit.
  * The assets are locked (`for update`): call it inside the transaction that attaches them, so two contents
@@ -122,13 +122,16 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   if (target === 'events' && request.mediaIds.length > Math.max(0, config.maxMediaCount - 1)) {
     throw fail(`An event takes a cover plus at most ${Math.max(0, config.maxMediaCount - 1)} additional media.`, 'MEDIA_COUNT_EXCEEDED');
   }
-  if (ids.length > config.maxMediaCount) {
-    const message =
+  const tooMany = ids.length > config.maxMediaCount;
+  const countExceeded = () =>
+    fail(
       target === 'chat' && config.maxMediaCount === 1
         ? 'A chat message takes one image or one audio.'
-        : `At most ${config.maxMediaCount} media are allowed in ${noun} in this territory.`;
-    throw fail(message, 'MEDIA_COUNT_EXCEEDED');
-  }
+        : `At most ${config.maxMediaCount} media are allowed in ${noun} in this territory.`,
+      'MEDIA_COUNT_EXCEEDED',
+    );
+  // Chat's count waits for the kind (below): a video there always gets the spec's text, whatever the count allows.
+  if (tooMany && target !== 'chat') throw countExceeded();
 
   const found = await execSql<AssetRow>(
     em,
@@ -149,13 +152,15 @@ export async function assertAttachable(em: EntityManager, request: AttachRequest
   ]);
   if (attached[0])
     throw fail(`Media ${attached[0].media_asset_id} is already attached to other content.`, 'MEDIA_ALREADY_ATTACHED', attached[0].media_asset_id);
+  const video = target === 'chat' ? rows.find((r) => r.mediaType === 'VIDEO') : undefined;
+  if (video) throw fail(CHAT_VIDEO_REFUSED, 'MEDIA_TYPE_NOT_ALLOWED', video.id);
+  if (tooMany) throw countExceeded();
 
   const flags = access.territory.enabledFlags;
   const counts: Record<MediaType, number> = { IMAGE: 0, VIDEO: 0, AUDIO: 0 };
   for (const row of rows) {
     const type = row.mediaType;
     const words = TYPE_WORDS[type];
-    if (target === 'chat' && type === 'VIDEO') throw fail(CHAT_VIDEO_REFUSED, 'MEDIA_TYPE_NOT_ALLOWED', row.id);
     const flag = FLAGS[target]?.[type];
     const limits = limitsOf(config, type);
     if ((FLAGS[target] && !(flag && flags.includes(flag))) || !limits.enabled) {
