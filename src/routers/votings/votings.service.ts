@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { execSql, pgArray, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
-import { MODERATION_RULE_TYPES } from '../../entities/moderation-rule.entity.js';
-import { normalizeFeatureFlag } from '../../entities/territory.entity.js';
+import { MODERATION_RULE_TYPES, type ModerationRuleType } from '../../entities/moderation-rule.entity.js';
+import { normalizeFeatureFlag, type TerritoryFeatureFlag } from '../../entities/territory.entity.js';
 import { Voting, VOTING_TRANSITIONS, type VotingStatus, type VotingType } from '../../entities/voting.entity.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
-import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { AppError, badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { insertModerationRule, parseRuleConfig } from '../moderation-rules/moderation-rules.service.js';
@@ -70,7 +70,49 @@ async function visibleVoting(ctx: ServiceContext, access: TerritoryAccess, votin
 
 const ruleJson = z.object({ name: z.string().trim().min(1).max(200).optional(), ruleType: z.enum(MODERATION_RULE_TYPES), config: z.unknown() }).strict();
 
-/** The payload each type takes, checked on creation (400 naming `payload.<field>`). */
+/**
+ * A ModerationRule voting's `payload.ruleJson`, validated (400 naming `payload.ruleJson` or `config.<path>`). Creation
+ * stores what it answers and close checks the stored value again, so a proposal that is not a valid rule never is
+ * applied as one.
+ */
+function parseRuleProposal(value: unknown): { name?: string; ruleType: ModerationRuleType; config: Record<string, unknown> } {
+  const parsed = ruleJson.safeParse(value);
+  if (!parsed.success) throw validationFailed('payload.ruleJson', parsed.error.issues[0]!.message);
+  return { ...parsed.data, config: parseRuleConfig(parsed.data.ruleType, parsed.data.config) };
+}
+
+/**
+ * The rule config an option of a ModerationRule voting without `ruleJson` proposes: ProhibitedWords of the option's
+ * comma-separated words. Creation checks every option with it and close applies the winner's, so an option that
+ * was accepted can be applied.
+ */
+export function optionRuleConfig(option: string): { words: string[] } {
+  return {
+    words: option
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean),
+  };
+}
+
+/** Each option must make a valid ProhibitedWords rule (400 naming `options.<i>`): any of them may win. */
+function checkOptionRules(options: readonly string[]) {
+  options.forEach((option, i) => {
+    const config = optionRuleConfig(option);
+    if (config.words.length === 0) throw validationFailed(`options.${i}`, 'must name at least one word to prohibit (words are separated by commas)');
+    try {
+      parseRuleConfig('ProhibitedWords', config);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      throw validationFailed(`options.${i}`, error.errors?.[0]?.message ?? error.message);
+    }
+  });
+}
+
+/**
+ * The payload each type takes, checked on creation (400 naming `payload.<field>`), and for a ModerationRule voting
+ * without `ruleJson` its options (each the rule it proposes). Whatever close would apply is checked here.
+ */
 function parsePayload(input: CreateVotingInput): Record<string, unknown> {
   if (input.type === 'FeatureFlag') {
     const flag = typeof input.payload.flag === 'string' ? normalizeFeatureFlag(input.payload.flag) : null;
@@ -78,11 +120,9 @@ function parsePayload(input: CreateVotingInput): Record<string, unknown> {
     if (typeof input.payload.enable !== 'boolean') throw validationFailed('payload.enable', 'must be a boolean');
     return { flag, enable: input.payload.enable };
   }
-  if (input.type === 'ModerationRule' && input.payload.ruleJson !== undefined) {
-    const parsed = ruleJson.safeParse(input.payload.ruleJson);
-    if (!parsed.success) throw validationFailed('payload.ruleJson', parsed.error.issues[0]!.message);
-    const config = parseRuleConfig(parsed.data.ruleType, parsed.data.config);
-    return { ruleJson: { ...parsed.data, config } };
+  if (input.type === 'ModerationRule') {
+    if (input.payload.ruleJson !== undefined) return { ruleJson: parseRuleProposal(input.payload.ruleJson) };
+    checkOptionRules(input.options);
   }
   return {};
 }
@@ -211,61 +251,112 @@ export function tally(options: readonly string[], counts: readonly { selected_op
   return { results, totalVotes, winner, status };
 }
 
+/** What an approved result does, decided before anything is written. */
+type Effect =
+  | { kind: 'none' }
+  | { kind: 'tag'; tag: string }
+  | { kind: 'flag'; flag: TerritoryFeatureFlag; enable: boolean }
+  | { kind: 'rule'; name: string; ruleType: ModerationRuleType; config: Record<string, unknown> }
+  /** The stored voting's result is not a valid change (a voting created before creation checked it). */
+  | { kind: 'notApplicable'; reason: string };
+
+const NO_EFFECT: Effect = { kind: 'none' };
+
+/** The reason of a validation problem, or the error itself when it is anything else. */
+function validationReason(error: unknown): string {
+  if (error instanceof AppError && error.problemCode === 'VALIDATION_FAILED') return error.message;
+  throw error;
+}
+
 /**
  * What an approved result does (DESIGN 14): TerritoryCharacterization adds the winner to the territory's tags;
  * FeatureFlag sets the flag and ModerationRule with `ruleJson` creates that rule when the first option (the
  * proposal) wins; a ModerationRule without `ruleJson` creates a ProhibitedWords rule of the winning option's
- * words (comma-separated). ThemePrioritization and CommunityPolicy are recorded only.
+ * words (`optionRuleConfig`). ThemePrioritization and CommunityPolicy are recorded only. The stored values are
+ * checked as creation checks them: a voting stored before those checks may hold a result that is no valid change.
  */
-async function applyResult(tx: EntityManager, voting: VotingRow, winner: string, actorUserId: string | null) {
+function effectOf(voting: VotingRow, winner: string): Effect {
   const proposalWon = winner === voting.options[0];
   switch (voting.type) {
     case 'TerritoryCharacterization':
-      await addTerritoryTag(tx, voting.territory_id, winner);
-      return;
+      if (!winner.trim()) return { kind: 'notApplicable', reason: 'the winning option is an empty tag' };
+      return { kind: 'tag', tag: winner };
     case 'FeatureFlag': {
+      if (!proposalWon) return NO_EFFECT;
       const flag = normalizeFeatureFlag(String(voting.payload.flag ?? ''));
-      if (proposalWon && flag) await setTerritoryFlag(tx, voting.territory_id, flag, voting.payload.enable === true);
-      return;
+      if (!flag) return { kind: 'notApplicable', reason: 'payload.flag: not a territory feature flag' };
+      if (typeof voting.payload.enable !== 'boolean') return { kind: 'notApplicable', reason: 'payload.enable: not a boolean' };
+      return { kind: 'flag', flag, enable: voting.payload.enable };
     }
     case 'ModerationRule': {
-      const proposal = voting.payload.ruleJson as { name?: string; ruleType: (typeof MODERATION_RULE_TYPES)[number]; config: unknown } | undefined;
-      if (proposal && !proposalWon) return;
-      const rule = proposal ?? {
-        ruleType: 'ProhibitedWords' as const,
-        config: {
-          words: winner
-            .split(',')
-            .map((w) => w.trim())
-            .filter(Boolean),
-        },
-      };
+      try {
+        if (voting.payload.ruleJson !== undefined) {
+          if (!proposalWon) return NO_EFFECT;
+          const proposal = parseRuleProposal(voting.payload.ruleJson);
+          return { kind: 'rule', name: proposal.name ?? voting.title, ruleType: proposal.ruleType, config: proposal.config };
+        }
+        return { kind: 'rule', name: voting.title, ruleType: 'ProhibitedWords', config: parseRuleConfig('ProhibitedWords', optionRuleConfig(winner)) };
+      } catch (error) {
+        return { kind: 'notApplicable', reason: validationReason(error) };
+      }
+    }
+    default:
+      return NO_EFFECT;
+  }
+}
+
+async function applyEffect(tx: EntityManager, voting: VotingRow, effect: Effect, actorUserId: string | null) {
+  switch (effect.kind) {
+    case 'tag':
+      await addTerritoryTag(tx, voting.territory_id, effect.tag);
+      return;
+    case 'flag':
+      await setTerritoryFlag(tx, voting.territory_id, effect.flag, effect.enable);
+      return;
+    case 'rule': {
       const ruleId = await insertModerationRule(tx, {
         territoryId: voting.territory_id,
-        name: proposal?.name ?? voting.title,
-        ruleType: rule.ruleType,
-        config: rule.config,
+        name: effect.name,
+        ruleType: effect.ruleType,
+        config: effect.config,
         isActive: true,
         createdByUserId: actorUserId,
       });
       await execSql(tx, 'update voting set created_rule_id = ? where id = ?', [ruleId, voting.id]);
       return;
     }
+    case 'notApplicable':
+      // The community's decision stands (status and winner recorded) but is no valid change, so nothing is applied:
+      // refusing the close instead would leave the voting Open for ever. The trail says why.
+      audit(tx, {
+        actorUserId,
+        action: 'voting.result_not_applied',
+        subjectType: 'Voting',
+        subjectId: voting.id,
+        territoryId: voting.territory_id,
+        data: { winner: voting.winner, reason: effect.reason },
+      });
+      return;
     default:
       return;
   }
 }
 
-/** Closes an Open voting inside the caller's transaction (its row locked for update): tally, status, effects. */
+/**
+ * Closes an Open voting inside the caller's transaction (its row locked for update): tally, status, effects. A
+ * result that is no valid change is recorded and not applied; a failure while applying one fails the whole close
+ * (nothing is Approved without its effect).
+ */
 async function closeLocked(tx: EntityManager, voting: VotingRow, now: Date, actorUserId: string | null) {
   const outcome = tally(voting.options, await voteCounts(tx, voting.id));
+  const effect = outcome.status === 'Approved' && outcome.winner ? effectOf(voting, outcome.winner) : NO_EFFECT;
   const closed = await moveVoting(tx, voting.id, outcome.status, [
     { column: 'closed_at_utc', value: now },
     { column: 'results', value: JSON.stringify(outcome.results) },
     { column: 'winner', value: outcome.winner },
   ]);
   if (!closed) throw conflict('Only an Open voting can be closed.', 'VOTING_NOT_OPEN');
-  if (outcome.status === 'Approved' && outcome.winner) await applyResult(tx, voting, outcome.winner, actorUserId);
+  await applyEffect(tx, { ...voting, winner: outcome.winner }, effect, actorUserId);
   audit(tx, {
     actorUserId,
     action: 'voting.closed',
@@ -300,35 +391,52 @@ export async function getResults(ctx: ServiceContext, input: { territoryId: stri
   return { votingId: voting.id, status: voting.status, totalVotes, results, winner: voting.winner };
 }
 
+/** A due voting the votings-schedule job could not move (its transaction rolled back: the voting is unchanged). */
+export interface ScheduleFailure {
+  votingId: string;
+  territoryId: string;
+  error: string;
+}
+
+/** Opens or closes one due voting in its own transaction under its row lock; false when nothing was due any more. */
+function runDueVoting(em: EntityManager, due: { id: string; territory_id: string }, now: Date): Promise<boolean> {
+  return em.fork().transactional(async (tx) => {
+    const voting = await votingById(tx, due.territory_id, due.id, 'for update');
+    if (!voting) return false;
+    if (voting.status === 'Draft' && voting.starts_at_utc && new Date(voting.starts_at_utc) <= now) {
+      if (voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
+        // Its whole period passed while it waited: it opens and closes at once (with no votes: Rejected).
+        await openLocked(tx, voting.id, now);
+        await closeLocked(tx, { ...voting, status: 'Open' }, now, null);
+        return true;
+      }
+      return openLocked(tx, voting.id, now);
+    }
+    if (voting.status === 'Open' && voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
+      await closeLocked(tx, voting, now, null);
+      return true;
+    }
+    return false;
+  });
+}
+
 /**
  * The votings-schedule job: opens Drafts whose `startsAtUtc` has come and closes Open votings whose `endsAtUtc`
  * has passed, one transaction each under the voting's row lock (a run racing another, or a manual open/close, finds
- * the status changed and skips it). Answers how many it changed.
+ * the status changed and skips it). A voting that fails is left as it was and reported; the others are still moved,
+ * so one voting cannot hold back every territory's. Answers how many it changed and which failed.
  */
-export async function runVotingsSchedule(em: EntityManager, now: Date): Promise<number> {
+export async function runVotingsSchedule(em: EntityManager, now: Date): Promise<{ changed: number; failed: ScheduleFailure[] }> {
   let changed = 0;
+  const failed: ScheduleFailure[] = [];
   for (const due of await dueVotings(em, now)) {
-    const done = await em.fork().transactional(async (tx) => {
-      const voting = await votingById(tx, due.territory_id, due.id, 'for update');
-      if (!voting) return false;
-      if (voting.status === 'Draft' && voting.starts_at_utc && new Date(voting.starts_at_utc) <= now) {
-        if (voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
-          // Its whole period passed while it waited: it opens and closes at once (with no votes: Rejected).
-          await openLocked(tx, voting.id, now);
-          await closeLocked(tx, { ...voting, status: 'Open' }, now, null);
-          return true;
-        }
-        return openLocked(tx, voting.id, now);
-      }
-      if (voting.status === 'Open' && voting.ends_at_utc && new Date(voting.ends_at_utc) <= now) {
-        await closeLocked(tx, voting, now, null);
-        return true;
-      }
-      return false;
-    });
-    if (done) changed++;
+    try {
+      if (await runDueVoting(em, due, now)) changed++;
+    } catch (error) {
+      failed.push({ votingId: due.id, territoryId: due.territory_id, error: error instanceof Error ? error.message : String(error) });
+    }
   }
-  return changed;
+  return { changed, failed };
 }
 
 /** Account deletion: how the person voted goes (results of closed votings are recorded on the voting). */
