@@ -176,6 +176,7 @@ describe('seller balance and wallet', () => {
       inTransitAmountInCents: 0,
       paidAmountInCents: 0,
       currency: 'BRL',
+      currencies: ['BRL'],
       updatedAtUtc: expect.any(String),
     });
     const txs = await get(`${base}/transactions`, s.seller);
@@ -302,5 +303,8 @@ describe('platform financial views', () => {
     }
     expect((await get(`${base}/revenue?fromUtc=yesterday`, admin)).statusCode).toBe(400);
     expect((await get(`${base}/expenses?pageSize=101`, admin)).statusCode).toBe(400);
+    // ISO 4217, as items and payout configurations take it (XYZ has the shape of a code and is none).
+    expect((await get(`${base}/balance?currency=XYZ`, admin)).statusCode).toBe(400);
+    expect((await get(`${base}/balance?currency=usd`, admin)).statusCode).toBe(200);
   });
 });

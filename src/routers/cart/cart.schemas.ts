@@ -43,17 +43,35 @@ export const cartLineOutput = z
   .meta({ id: 'CartLine' });
 export type CartLineOutput = z.infer<typeof cartLineOutput>;
 
+/** What the purchasable lines priced in one currency add up to (what the checkouts in that currency charge). */
+export const cartSubtotal = z
+  .object({
+    currency: z.string(),
+    subtotalInCents: z.number().int(),
+  })
+  .meta({ id: 'CartSubtotal' });
+
+/**
+ * A cart holds one currency (adding an item in another is a 400), but a seller may re-price a line's item in another
+ * currency afterwards. Amounts of different currencies are never added up: `subtotalInCents` counts only the lines in
+ * `currency`, and `subtotals` has one entry per currency of the lines, so a line in another currency shows there (the
+ * checkout charges it in its own currency, in a checkout of its own).
+ */
 export const cartOutput = z
   .object({
     cartId: z.uuid(),
     territoryId: z.uuid(),
     items: z.array(cartLineOutput),
-    /** The sum of the purchasable lines (what a checkout charges), integer cents. */
+    /** The sum of the purchasable lines priced in `currency` (what the checkouts in it charge), integer cents. */
     subtotalInCents: z.number().int(),
+    /** The cart's currency: its first line's (BRL when empty). */
     currency: z.string(),
+    /** One entry per currency of the lines, in the order of their first line; the first is `currency` (empty cart: none). */
+    subtotals: z.array(cartSubtotal),
   })
   .meta({ id: 'Cart' });
 export type CartOutput = z.infer<typeof cartOutput>;
+export type CartSubtotal = z.infer<typeof cartSubtotal>;
 
 export const getCartInput = z.object({ territoryId: zId.optional() });
 

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { itemFacts } from '../items/items.queries.js';
 import { cartCurrencies, cartLineOf, cartLines, type CartLineRow, ensureCart } from './cart.queries.js';
-import type { AddCartItemInput, CartLineOutput, CartOutput, UpdateCartLineInput } from './cart.schemas.js';
+import type { AddCartItemInput, CartLineOutput, CartOutput, CartSubtotal, UpdateCartLineInput } from './cart.schemas.js';
 
 const MARKETPLACE = 'MARKETPLACEENABLED' as const;
 const DEFAULT_CURRENCY = 'BRL';
@@ -55,13 +55,30 @@ export async function getCart(ctx: ServiceContext, input: { territoryId?: string
   // Given the context, the reads of an existing cart run on the pool; only a first read creates it (a write).
   const cartId = await ensureCart(ctx, ctx.user.id, access.territoryId, ctx.clock.now());
   const lines = (await cartLines(ctx, cartId)).map((r) => toLineOutput(r, ctx.config));
+  const subtotals = subtotalsByCurrency(lines);
+  const currency = subtotals[0]?.currency ?? DEFAULT_CURRENCY;
   return {
     cartId,
     territoryId: access.territoryId,
     items: lines,
-    subtotalInCents: lines.filter((l) => l.isPurchasable).reduce((sum, l) => sum + (l.lineSubtotalInCents ?? 0), 0),
-    currency: lines[0]?.item.currency ?? DEFAULT_CURRENCY,
+    subtotalInCents: subtotals[0]?.subtotalInCents ?? 0,
+    currency,
+    subtotals,
   };
+}
+
+/**
+ * The purchasable lines summed per currency, one entry per currency of the lines in the order of their first line
+ * (so the first is the cart's currency): a seller may re-price an item in the cart in another currency, and amounts of
+ * different currencies are never added up (DESIGN section 13), as the checkout charges each currency apart.
+ */
+function subtotalsByCurrency(lines: CartLineOutput[]): CartSubtotal[] {
+  const sums = new Map<string, number>();
+  for (const line of lines) {
+    const sum = sums.get(line.item.currency) ?? 0;
+    sums.set(line.item.currency, line.isPurchasable ? sum + (line.lineSubtotalInCents ?? 0) : sum);
+  }
+  return [...sums].map(([currency, subtotalInCents]) => ({ currency, subtotalInCents }));
 }
 
 /**

@@ -1,13 +1,10 @@
 import { z } from 'zod';
+import { zCurrency } from '../../platform/currency.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput } from '../../platform/pagination.js';
 
 const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((v) => new Date(v));
-const currency = z
-  .string()
-  .trim()
-  .transform((v) => v.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code'));
+const currency = zCurrency;
 
 export const financeBalanceInput = z.object({
   territoryId: zId,

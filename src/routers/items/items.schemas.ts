@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_CURRENCY, zCurrency } from '../../platform/currency.js';
 import { ITEM_STATUSES, ITEM_TYPES, PRICING_TYPES } from '../../entities/item.entity.js';
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
@@ -16,20 +17,11 @@ export const ITEM_UNIT_MAX = 50;
 export const ITEM_MEDIA_MAX = 10;
 /** The largest price accepted (a bound, so cents stay exact integers). */
 export const ITEM_PRICE_MAX = 1_000_000_000;
-export const DEFAULT_CURRENCY = 'BRL';
 
 const upper = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
 /** `Product`, `product` and `PRODUCT` are one type; outputs are upper-case. */
 export const itemType = z.preprocess(upper, z.enum(ITEM_TYPES));
 const pricingType = z.preprocess(upper, z.enum(PRICING_TYPES));
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-/** ISO 4217, any case in, upper-case out. */
-export const zCurrency = z
-  .string()
-  .trim()
-  .transform((v) => v.toUpperCase())
-  .refine((v) => CURRENCIES.has(v), 'must be an ISO 4217 currency code');
 
 /**
  * A decimal amount with at most 2 decimals, as a JSON number or a numeric string, turned into integer cents

@@ -59,23 +59,32 @@ async function loadItem(em: EntityManager, itemId: string): Promise<ItemOutput> 
   return (await toOutputs(em, [row]))[0]!;
 }
 
-/** The store's owner or a curator of its territory (SYSTEM_ADMIN holds every capability). */
-function requireManager(access: TerritoryAccess, storeOwnerUserId: string, what: string) {
+/**
+ * The store's owner or a curator of its territory (SYSTEM_ADMIN holds every capability). With `listing`, the caller
+ * must also hold what opening a store takes (spec: `POST /api/v1/items` is for verified residents; curators manage
+ * others' stores), checked now and not only when the store was opened: an owner who has since lost it (a resident
+ * who moved out, an ex-curator visitor) no longer lists or edits items, with the refusal store creation gives. Not
+ * for archiving: taking an item down stays open to its owner.
+ */
+function requireManager(access: TerritoryAccess, storeOwnerUserId: string, what: string, listing: boolean) {
   if (storeOwnerUserId !== access.caller?.id && !access.holds('CURATOR')) {
     throw forbidden(`Only the store's owner or a curator of the territory can ${what}.`, 'NOT_STORE_OWNER');
+  }
+  if (listing && !access.is('verifiedResident', 'CURATOR')) {
+    throw forbidden(`Only verified residents or curators of this territory can ${what}.`, 'NOT_VERIFIED_RESIDENT');
   }
 }
 
 /**
- * The store's owner (or a curator) lists an ACTIVE item. The territory is the store's (a different `territoryId`
- * is a 400); the territory's MarketplacePolicy rules and the item media rules apply (media must be the caller's);
- * the item and its media attachments are written in one transaction.
+ * The store's owner (a verified resident) or a curator lists an ACTIVE item. The territory is the store's (a
+ * different `territoryId` is a 400); the territory's MarketplacePolicy rules and the item media rules apply (media
+ * must be the caller's); the item and its media attachments are written in one transaction.
  */
 export async function createItem(ctx: ServiceContext, input: CreateItemInput): Promise<ItemOutput> {
   const store = await storeFacts(ctx, input.storeId);
   if (!store) throw notFound('Store');
   const access = await requireTerritory(ctx, store.territory_id, { flag: MARKETPLACE, creates: true });
-  requireManager(access, store.owner_user_id, 'add items to this store');
+  requireManager(access, store.owner_user_id, 'add items to this store', true);
   if (input.territoryId && input.territoryId.toLowerCase() !== store.territory_id) throw validationFailed('storeId', 'must be a store of the given territory');
   await enforceMarketplacePolicy(ctx.em, store.territory_id, input);
   const { em, user } = ctx;
@@ -142,8 +151,8 @@ export async function pageItems(ctx: ServiceContext, input: ItemListFilter & { p
 }
 
 /**
- * The store's owner or a curator edits an item; an ARCHIVED item is closed (409). Pricing, coordinates and the
- * MarketplacePolicy rules are checked on the merged item; the row is locked for the edit.
+ * The store's owner (a verified resident) or a curator edits an item; an ARCHIVED item is closed (409). Pricing,
+ * coordinates and the MarketplacePolicy rules are checked on the merged item; the row is locked for the edit.
  */
 export async function updateItem(ctx: ServiceContext, input: UpdateItemInput): Promise<ItemOutput> {
   const { em } = ctx;
@@ -152,7 +161,7 @@ export async function updateItem(ctx: ServiceContext, input: UpdateItemInput): P
     if (!item) throw notFound('Item');
     const access = await requireTerritory({ ...ctx, em: tx }, item.territoryId, { flag: MARKETPLACE });
     const store = await storeFacts(tx, item.storeId);
-    requireManager(access, store!.owner_user_id, 'edit this item');
+    requireManager(access, store!.owner_user_id, 'edit this item', true);
     if (item.status === 'ARCHIVED') throw conflict('An archived item cannot be edited.', 'ITEM_ARCHIVED');
 
     const merged = {
@@ -187,7 +196,7 @@ export async function archiveItem(ctx: ServiceContext, input: { itemId: string }
     if (!item) throw notFound('Item');
     const access = await requireTerritory({ ...ctx, em: tx }, item.territoryId, { flag: MARKETPLACE });
     const store = await storeFacts(tx, item.storeId);
-    requireManager(access, store!.owner_user_id, 'archive this item');
+    requireManager(access, store!.owner_user_id, 'archive this item', false);
     if (item.status === 'ARCHIVED') return;
     const now = ctx.clock.now();
     item.status = 'ARCHIVED';

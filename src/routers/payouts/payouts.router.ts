@@ -8,8 +8,10 @@ import {
   payoutListInput,
   payoutPageOutput,
   payoutRunOutput,
+  sellerBalanceInput,
   sellerBalanceOutput,
   sellerTransactionOutput,
+  sellerTransactionsInput,
   territoryIdInput,
 } from './payouts.schemas.js';
 import { listMyPayouts, listPayouts, requestPayoutRun } from './payouts.service.js';
@@ -55,10 +57,11 @@ export const payoutsRouter = router({
         method: 'GET',
         path: BALANCE_PATH,
         tags: TAGS,
-        summary: 'My seller balance in the territory, projected from the ledger; 404 NO_SELLER_BALANCE before the first paid sale',
+        summary:
+          'My seller balance in the territory in one currency (`currency`, default: that of my latest sale), projected from the ledger, with the currencies of my other balances; 404 NO_SELLER_BALANCE before the first paid sale (in that currency)',
       },
     })
-    .input(territoryIdInput)
+    .input(sellerBalanceInput)
     .output(sellerBalanceOutput)
     .query(({ ctx, input }) => getMySellerBalance(ctx, input)),
 
@@ -68,10 +71,10 @@ export const payoutsRouter = router({
         method: 'GET',
         path: `${BALANCE_PATH}/transactions`,
         tags: TAGS,
-        summary: 'My seller transactions in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale',
+        summary: 'My seller transactions in the territory, newest first, by `skip` and `take` (default 20); 404 NO_SELLER_BALANCE before the first paid sale',
       },
     })
-    .input(territoryIdInput)
+    .input(sellerTransactionsInput)
     .output(z.array(sellerTransactionOutput))
     .query(({ ctx, input }) => getMySellerTransactions(ctx, input)),
 

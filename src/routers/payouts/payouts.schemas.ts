@@ -3,7 +3,8 @@ import { SELLER_TRANSACTION_STATUSES } from '../../entities/checkout.entity.js';
 import { MAX_RETENTION_PERIOD_DAYS, PAYOUT_FREQUENCIES } from '../../entities/payout-config.entity.js';
 import { PAYOUT_STATUSES } from '../../entities/payout.entity.js';
 import { zId } from '../../platform/ids.js';
-import { pagedOutput, pageInput } from '../../platform/pagination.js';
+import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
+import { DEFAULT_CURRENCY, zCurrency } from '../../platform/currency.js';
 
 /** The largest payout amount accepted (cents), so amounts stay exact integers everywhere. */
 export const MAX_PAYOUT_AMOUNT_IN_CENTS = 1_000_000_000_000;
@@ -17,6 +18,17 @@ const frequency = z.preprocess(
 
 export const territoryIdInput = z.object({ territoryId: zId });
 
+/**
+ * `GET .../seller-balance/me`: a seller who sold in several currencies has one balance per currency (the ledger keeps
+ * its accounts per territory and currency); `currency` picks one, by default the one of the latest sale.
+ */
+export const sellerBalanceInput = z.object({ territoryId: zId, currency: zCurrency.optional() });
+export type SellerBalanceInput = z.infer<typeof sellerBalanceInput>;
+
+/** `GET .../seller-balance/me/transactions`: a plain list, so `skip`/`take` (default 20, at most 100). */
+export const sellerTransactionsInput = z.object({ territoryId: zId, ...skipTakeInput() });
+export type SellerTransactionsInput = z.infer<typeof sellerTransactionsInput>;
+
 export const payoutConfigInput = z
   .object({
     territoryId: zId,
@@ -27,12 +39,8 @@ export const payoutConfigInput = z
     autoPayoutEnabled: z.boolean().default(false),
     /** Stored, not acting: the approval step is not implemented (the spec says so). */
     requiresApproval: z.boolean().default(false),
-    currency: z
-      .string()
-      .trim()
-      .transform((v) => v.toUpperCase())
-      .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code'))
-      .default('BRL'),
+    // The items' currency schema (DESIGN section 4: ISO 4217), so a payout currency is one an item can be priced in.
+    currency: zCurrency.default(DEFAULT_CURRENCY),
   })
   .superRefine((v, ctx) => {
     if (v.maximumPayoutAmountInCents !== undefined && v.maximumPayoutAmountInCents !== null && v.maximumPayoutAmountInCents < v.minimumPayoutAmountInCents) {
@@ -71,7 +79,13 @@ export const sellerBalanceOutput = z
     /** Taken by a payout the gateway has not completed yet (it returns to ready if the transfer fails). */
     inTransitAmountInCents: z.number().int(),
     paidAmountInCents: z.number().int(),
+    /** The currency of every amount above: this balance is the seller's money in this currency only. */
     currency: z.string(),
+    /**
+     * Every currency the seller has a balance in here, alphabetically, this one included: money in another currency
+     * is read with `?currency=` and never added to these amounts.
+     */
+    currencies: z.array(z.string()),
     updatedAtUtc: z.iso.datetime(),
   })
   .meta({ id: 'SellerBalance' });

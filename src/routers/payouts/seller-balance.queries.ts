@@ -6,6 +6,7 @@
  * transactions through `seller_transaction_seller_idx`.
  */
 import { isoColumn, type SqlQuery } from '../../db/sql.js';
+import { DEFAULT_PAGE_SIZE } from '../../platform/pagination.js';
 
 /** When a seller transaction leaves pending: its recorded time, or the payment time plus the territory's retention period, whichever is later. */
 export const EFFECTIVE_READY_AT = `greatest(st.ready_for_payout_at_utc,
@@ -15,6 +16,24 @@ export const EFFECTIVE_READY_AT = `greatest(st.ready_for_payout_at_utc,
 export const latestSellerCurrencyQuery = (territoryId: string, sellerUserId: string): SqlQuery => ({
   sql: 'select currency from seller_transaction where territory_id = ? and seller_user_id = ? order by created_at_utc desc, id desc limit 1',
   params: [territoryId, sellerUserId],
+});
+
+/**
+ * Whether the seller sold in this currency in the territory (a sale whose whole amount went to fees has no account
+ * yet). Read only when the seller_pending account of the currency is missing, through `seller_transaction_seller_idx`.
+ */
+export const sellerSaleInCurrencyQuery = (territoryId: string, sellerUserId: string, currency: string): SqlQuery => ({
+  sql: 'select 1 as found from seller_transaction where territory_id = ? and seller_user_id = ? and currency = ? limit 1',
+  params: [territoryId, sellerUserId, currency],
+});
+
+/**
+ * The currencies of the seller's balances in the territory: those of their seller_pending accounts (money always
+ * enters a seller's balance there first), through `ledger_account_owner_user_id_index`.
+ */
+export const sellerCurrenciesQuery = (territoryId: string, sellerUserId: string): SqlQuery => ({
+  sql: `select currency from ledger_account where owner_user_id = ?::uuid and territory_id = ?::uuid and kind = 'seller_pending' order by currency`,
+  params: [sellerUserId, territoryId],
 });
 
 /** The id of the seller's seller_pending account of the territory and currency (`ledger_account_unique`); none before it is created. */
@@ -48,14 +67,23 @@ export const sellerInTransitQuery = (territoryId: string, currency: string, sell
   params: [sellerUserId, territoryId, currency],
 });
 
-/** The seller's transactions in the territory, newest first (a pending one shows when it becomes ready under the current retention). */
-export const sellerTransactionsQuery = (territoryId: string, sellerUserId: string): SqlQuery => ({
+/**
+ * A page of the seller's transactions in the territory, newest first (a pending one shows when it becomes ready under
+ * the current retention). The id breaks ties of the creation time, so pages neither repeat nor skip a row; the index
+ * (seller, territory, created_at_utc desc) hands the rows over in that order and only equal times are sorted.
+ */
+export const sellerTransactionsQuery = (
+  territoryId: string,
+  sellerUserId: string,
+  page: { offset: number; limit: number } = { offset: 0, limit: DEFAULT_PAGE_SIZE },
+): SqlQuery => ({
   sql: `select st.id, st.territory_id, st.store_id, st.checkout_id, st.seller_user_id, st.gross_amount_in_cents::text as gross,
                st.platform_fee_in_cents::text as fee, st.net_amount_in_cents::text as net, st.currency, st.status,
                ${isoColumn(`(case when st.status = 'PENDING' then ${EFFECTIVE_READY_AT} else st.ready_for_payout_at_utc end)`)} as ready_at,
                st.payout_id, ${isoColumn('st.paid_at_utc')} as paid_at, ${isoColumn('st.created_at_utc')} as created_at, ${isoColumn('st.updated_at_utc')} as updated_at
           from seller_transaction st
          where st.territory_id = ? and st.seller_user_id = ?
-         order by st.created_at_utc desc, st.id desc`,
-  params: [territoryId, sellerUserId],
+         order by st.created_at_utc desc, st.id desc
+         offset ?::int limit ?::int`,
+  params: [territoryId, sellerUserId, page.offset, page.limit],
 });

@@ -11,23 +11,28 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { ledgerAccountId } from '../ledger/ledger.js';
 import { MARKETPLACE } from './payout-config.service.js';
-import type { SellerBalanceOutput, SellerTransactionOutput, WalletOutput } from './payouts.schemas.js';
+import type { SellerBalanceInput, SellerBalanceOutput, SellerTransactionOutput, SellerTransactionsInput, WalletOutput } from './payouts.schemas.js';
 import {
   balanceAccountQuery,
   latestSellerCurrencyQuery,
   sellerBalanceSumsQuery,
+  sellerCurrenciesQuery,
   sellerInTransitQuery,
   sellerPendingAccountQuery,
+  sellerSaleInCurrencyQuery,
   sellerTransactionsQuery,
 } from './seller-balance.queries.js';
 
 const noBalance = () => notFound('Seller balance', 'NO_SELLER_BALANCE');
 
+/** One balance: the seller's money in one territory and one currency (the answer adds the seller's other currencies). */
+export type SellerBalance = Omit<SellerBalanceOutput, 'currencies'>;
+
 /**
  * The projection of the seller accounts of (territory, currency, owner) named by its seller_pending account. Given a
  * request's context, its reads run on the pool.
  */
-async function projectBalance(source: HotReadSource, balanceId: string): Promise<SellerBalanceOutput | null> {
+async function projectBalance(source: HotReadSource, balanceId: string): Promise<SellerBalance | null> {
   const [account] = await runHotRead<{ territory_id: string; currency: string; owner_user_id: string; created_at_utc: string }>(
     source,
     balanceAccountQuery(balanceId),
@@ -55,25 +60,40 @@ async function projectBalance(source: HotReadSource, balanceId: string): Promise
 }
 
 /**
- * The seller's balance in the territory, in the currency of their latest sale; null before the first paid sale.
- * The seller_pending account is resolved (created on first use, idempotently), so a sale whose whole amount went to
- * fees still has a balance. It is looked up first (a prepared key lookup), so reading a balance writes nothing once
- * the account exists.
+ * The seller's balance in the territory in `currency`, or, without one, in the currency of their latest sale; null
+ * before the first paid sale (in that currency). The seller_pending account is resolved (created on first use,
+ * idempotently), so a sale whose whole amount went to fees still has a balance. It is looked up first (a prepared key
+ * lookup), so reading a balance writes nothing once the account exists; a currency asked for without an account is
+ * checked against the seller's sales before one is created, so asking never opens a balance the seller has no sale in.
  */
-export async function sellerBalanceOf(source: HotReadSource, territoryId: string, sellerUserId: string): Promise<SellerBalanceOutput | null> {
-  const [latest] = await runHotRead<{ currency: string }>(source, latestSellerCurrencyQuery(territoryId, sellerUserId));
-  if (!latest) return null;
-  const [account] = await runHotRead<{ id: string }>(source, sellerPendingAccountQuery(territoryId, latest.currency, sellerUserId), { prepared: true });
-  const id = account?.id ?? (await ledgerAccountId(managerOf(source), territoryId, latest.currency, { kind: 'seller_pending', ownerUserId: sellerUserId }));
+export async function sellerBalanceOf(source: HotReadSource, territoryId: string, sellerUserId: string, currency?: string): Promise<SellerBalance | null> {
+  let wanted = currency;
+  if (wanted === undefined) {
+    const [latest] = await runHotRead<{ currency: string }>(source, latestSellerCurrencyQuery(territoryId, sellerUserId));
+    if (!latest) return null;
+    wanted = latest.currency;
+  }
+  const [account] = await runHotRead<{ id: string }>(source, sellerPendingAccountQuery(territoryId, wanted, sellerUserId), { prepared: true });
+  if (!account && currency !== undefined) {
+    const [sale] = await runHotRead<{ found: number }>(source, sellerSaleInCurrencyQuery(territoryId, sellerUserId, currency));
+    if (!sale) return null;
+  }
+  const id = account?.id ?? (await ledgerAccountId(managerOf(source), territoryId, wanted, { kind: 'seller_pending', ownerUserId: sellerUserId }));
   return projectBalance(source, id);
 }
 
-/** `GET .../seller-balance/me`: 404 NO_SELLER_BALANCE before the first paid sale. */
-export async function getMySellerBalance(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerBalanceOutput> {
+/**
+ * `GET .../seller-balance/me[?currency=]`: the balance in one currency (DESIGN section 13: amounts of different
+ * currencies are never summed) and the list of the seller's currencies, so money in another currency is always
+ * reachable; 404 NO_SELLER_BALANCE before the first paid sale, or before the first one in the currency asked for.
+ */
+export async function getMySellerBalance(ctx: ServiceContext, input: SellerBalanceInput): Promise<SellerBalanceOutput> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const balance = await sellerBalanceOf(ctx, access.territoryId, ctx.user.id);
+  const balance = await sellerBalanceOf(ctx, access.territoryId, ctx.user.id, input.currency);
   if (!balance) throw noBalance();
-  return balance;
+  // Read after the balance, which may just have opened its currency's account.
+  const currencies = await runHotRead<{ currency: string }>(ctx, sellerCurrenciesQuery(access.territoryId, ctx.user.id));
+  return { ...balance, currencies: currencies.map((c) => c.currency) };
 }
 
 interface SellerTransactionRow {
@@ -94,11 +114,19 @@ interface SellerTransactionRow {
   updated_at: string;
 }
 
-/** `GET .../seller-balance/me/transactions`: the seller's transactions in the territory, newest first; 404 NO_SELLER_BALANCE when none. */
-export async function getMySellerTransactions(ctx: ServiceContext, input: { territoryId: string }): Promise<SellerTransactionOutput[]> {
+/**
+ * `GET .../seller-balance/me/transactions?skip&take`: the seller's transactions in the territory, newest first (id
+ * breaking ties); 404 NO_SELLER_BALANCE before the first paid sale. A page past the last one is empty (200): only an
+ * empty first page, or an empty later page of a seller without any sale, means an empty ledger.
+ */
+export async function getMySellerTransactions(ctx: ServiceContext, input: SellerTransactionsInput): Promise<SellerTransactionOutput[]> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
-  const rows = await runHotRead<SellerTransactionRow>(ctx, sellerTransactionsQuery(access.territoryId, ctx.user.id));
-  if (rows.length === 0) throw noBalance();
+  const rows = await runHotRead<SellerTransactionRow>(ctx, sellerTransactionsQuery(access.territoryId, ctx.user.id, { offset: input.skip, limit: input.take }));
+  if (rows.length === 0) {
+    const [anySale] = input.skip === 0 ? [] : await runHotRead<{ currency: string }>(ctx, latestSellerCurrencyQuery(access.territoryId, ctx.user.id));
+    if (!anySale) throw noBalance();
+    return [];
+  }
   return rows.map((r) => ({
     id: r.id,
     territoryId: r.territory_id,
