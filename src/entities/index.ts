@@ -27,7 +27,7 @@ import { Item, StoreItemCounter } from './item.entity.js';
 import { Inquiry } from './inquiry.entity.js';
 import { PlatformFeeConfig } from './platform-fee.entity.js';
 import { PayoutConfig } from './payout-config.entity.js';
-import { Payout } from './payout.entity.js';
+import { Payout, PayoutLine } from './payout.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 import { Cart, CartItem } from './cart.entity.js';
 import { Checkout, CheckoutIdempotencyRecord, CheckoutItem, SellerTransaction } from './checkout.entity.js';
@@ -95,6 +95,7 @@ export const entities = [
   PlatformFeeConfig,
   PayoutConfig,
   Payout,
+  PayoutLine,
   LedgerAccount,
   LedgerTransaction,
   LedgerEntry,

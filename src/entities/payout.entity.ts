@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
+import { SellerTransaction } from './checkout.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -13,12 +14,14 @@ export type PayoutProvider = (typeof PAYOUT_PROVIDERS)[number];
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /**
- * One transfer to a seller: some of their READY seller transactions (never a part of one), in one currency. Written
- * by the payouts jobs only. Its id is the gateway's idempotency key, so a run retried after a crash asks the gateway
- * for the same transfer again instead of a second one. `transactionIds` keeps what the payout carried even after a
- * failure gives the transactions back (their `payout_id` is cleared then); a transaction is in at most one live
- * payout because claiming it is a compare-and-set on `seller_transaction.payout_id` under its row lock. PostgreSQL
- * checks that each status has its timestamps, and the gateway's reference is unique.
+ * One transfer to a seller, of at most the territory's maximum (spec Payout rule 4): amounts of their READY seller
+ * transactions in one currency, one `PayoutLine` per transaction carried, so a transaction larger than the maximum is
+ * paid in several payouts. Written by the payouts jobs only. Its id is the gateway's idempotency key, so a run retried
+ * after a crash asks the gateway for the same transfer again instead of a second one. `transactionIds` lists the
+ * transactions of its lines (kept after a failure gives their amounts back). PostgreSQL checks that each status has
+ * its timestamps, that the gateway's reference is unique, and (trigger `payout_status_transition`) that a payout only
+ * moves PENDING -> PROCESSING -> COMPLETED | FAILED, with its amount, seller, territory and currency never changed:
+ * FAILED is final, which is what lets a failed payout's lines stop counting.
  */
 export const Payout = defineEntity({
   name: 'Payout',
@@ -65,6 +68,51 @@ export const Payout = defineEntity({
     {
       name: 'payout_open_idx',
       expression: `create index "payout_open_idx" on "payout" ("status", "created_at_utc") where status in ('PENDING', 'PROCESSING')`,
+    },
+  ],
+  triggers: [
+    {
+      name: 'payout_status_transition',
+      timing: 'before',
+      events: ['update'],
+      expression: `create trigger "payout_status_transition" before update on "payout" for each row execute function payout_status_transition()`,
+    },
+  ],
+});
+
+/**
+ * What one payout carries of one seller transaction (integer cents; 0 only for a transaction whose whole amount went
+ * to fees, which rides along to become PAID). A transaction's unpaid amount is its net minus its lines in live
+ * (not FAILED) payouts; it is PAID when its lines in COMPLETED payouts add up to its net. Lines are written by the
+ * payout claim only, under the seller transaction's row lock, and never changed. PostgreSQL checks at commit (the
+ * deferred constraint trigger `payout_line_check`, which takes the transaction's row lock itself) that a payout's
+ * lines add up to its amount, belong to its seller, territory and currency and to a READY transaction, and that a
+ * transaction's lines in live payouts never exceed its net: no amount is paid twice. The unique (payout,
+ * transaction) pair makes a line once per payout.
+ */
+export const PayoutLine = defineEntity({
+  name: 'PayoutLine',
+  tableName: 'payout_line',
+  properties: {
+    ...baseProperties,
+    payoutId: () => p.manyToOne(Payout).mapToPk().fieldName('payout_id').deleteRule('cascade'),
+    sellerTransactionId: () => p.manyToOne(SellerTransaction).mapToPk().fieldName('seller_transaction_id').deleteRule('cascade').index(),
+    amountInCents: p.bigint('number'),
+  },
+  checks: [{ name: 'payout_line_amount_check', expression: 'amount_in_cents >= 0' }],
+  uniques: [{ name: 'payout_line_payout_transaction_unique', properties: ['payoutId', 'sellerTransactionId'] }],
+  triggers: [
+    {
+      name: 'payout_line_check',
+      timing: 'after',
+      events: ['insert'],
+      expression: `create constraint trigger "payout_line_check" after insert on "payout_line" deferrable initially deferred for each row execute function payout_line_check()`,
+    },
+    {
+      name: 'payout_line_append_only',
+      timing: 'before',
+      events: ['update'],
+      expression: `create trigger "payout_line_append_only" before update on "payout_line" for each row execute function payout_line_refuse_update()`,
     },
   ],
 });

@@ -202,25 +202,45 @@ async function play(sc: Scenario): Promise<void> {
   );
   expect(inTransit).toBe(open);
 
-  // Each seller transaction: in at most one live payout, linked to it, PAID exactly when that payout completed.
-  const links = await t.sql<{ id: string; status: string; payout_id: string | null; live: string[] }>(
-    `select st.id, st.status, st.payout_id,
-                coalesce(array_agg(p.id::text order by p.id) filter (where p.id is not null), '{}') as live
-           from seller_transaction st
-           left join payout p on st.id::text = any(p.transaction_ids) and p.status <> 'FAILED'
-          where st.territory_id = $1 group by st.id`,
+  // Each payout: at most the maximum (spec Payout rule 4), its lines adding up to its amount.
+  const payouts = await t.sql<{ amount: string; carried: string }>(
+    `select p.amount_in_cents::text as amount, (select coalesce(sum(l.amount_in_cents), 0) from payout_line l where l.payout_id = p.id)::text as carried
+       from payout p where p.territory_id = $1`,
+    [territory.id],
+  );
+  for (const p of payouts) {
+    expect(p.carried).toBe(p.amount);
+    if (sc.maximumPayoutAmountInCents !== null) expect(Number(p.amount)).toBeLessThanOrEqual(sc.maximumPayoutAmountInCents);
+  }
+  // Each seller transaction: its lines in live payouts never exceed its net (nothing paid twice), it points at one of
+  // its live payouts (none: null), and it is PAID exactly when its lines in COMPLETED payouts add up to its net.
+  const links = await t.sql<{
+    id: string;
+    status: string;
+    payout_id: string | null;
+    net: string;
+    live: string;
+    completed: string;
+    completed_lines: number;
+    live_ids: string[];
+  }>(
+    `select st.id, st.status, st.payout_id, st.net_amount_in_cents::text as net,
+            coalesce(sum(l.amount_in_cents) filter (where p.status <> 'FAILED'), 0)::text as live,
+            coalesce(sum(l.amount_in_cents) filter (where p.status = 'COMPLETED'), 0)::text as completed,
+            (count(*) filter (where p.status = 'COMPLETED'))::int as completed_lines,
+            coalesce(array_agg(p.id::text) filter (where p.status <> 'FAILED'), '{}') as live_ids
+       from seller_transaction st
+       left join payout_line l on l.seller_transaction_id = st.id
+       left join payout p on p.id = l.payout_id
+      where st.territory_id = $1 group by st.id`,
     [territory.id],
   );
   for (const link of links) {
-    expect(link.live.length).toBeLessThanOrEqual(1);
-    expect(link.payout_id).toBe(link.live[0] ?? null);
+    expect(Number(link.live)).toBeLessThanOrEqual(Number(link.net));
+    if (link.live_ids.length === 0) expect(link.payout_id).toBeNull();
+    else expect(link.live_ids).toContain(link.payout_id);
+    expect(link.status === 'PAID').toBe(link.completed_lines > 0 && link.completed === link.net);
   }
-  const paidMismatch = await t.sql(
-    `select st.id from seller_transaction st left join payout p on p.id = st.payout_id
-          where st.territory_id = $1 and (st.status = 'PAID') <> (p.status is not distinct from 'COMPLETED')`,
-    [territory.id],
-  );
-  expect(paidMismatch).toEqual([]);
 }
 
 it('pending + ready + in transit + paid = net of live sales; revenue = their fees; expenses = completed payouts; ledger balanced', async () => {

@@ -105,11 +105,11 @@ describe('postLedgerTransactions (bulk)', () => {
 });
 
 describe('planPayouts (a batch of sellers)', () => {
-  const tx = (id: string, sellerUserId: string, netAmountInCents: number, currency = 'BRL') => ({ id, sellerUserId, currency, netAmountInCents });
+  const tx = (id: string, sellerUserId: string, amountInCents: number, currency = 'BRL') => ({ id, sellerUserId, currency, amountInCents });
   const shape = (planned: ReturnType<typeof planPayouts>) =>
-    planned.map((p) => `${p.sellerUserId}/${p.currency}:${p.transactionIds.join('')}=${p.amountInCents}`);
+    planned.map((p) => `${p.sellerUserId}/${p.currency}:${p.lines.map((l) => `${l.transactionId}${l.amountInCents}`).join('+')}=${p.amountInCents}`);
 
-  it('per seller and currency: skipped below the minimum or at zero, split at the maximum without splitting a transaction', () => {
+  it('per seller and currency: skipped below the minimum or at zero; every payout at most the maximum, only a transaction above it split', () => {
     const planned = planPayouts(
       [
         tx('a', 'S1', 3000),
@@ -125,9 +125,18 @@ describe('planPayouts (a batch of sellers)', () => {
       1000,
       6000,
     );
-    expect(shape(planned)).toEqual(['S1/BRL:ab=6000', 'S1/BRL:c=5000', 'S4/BRL:f=7000', 'S5/USD:gh=1200', 'S5/BRL:i=1500']);
+    expect(shape(planned)).toEqual([
+      'S1/BRL:a3000+b3000=6000',
+      'S1/BRL:c5000=5000',
+      'S4/BRL:f6000=6000',
+      'S4/BRL:f1000=1000',
+      'S5/USD:g600+h600=1200',
+      'S5/BRL:i1500=1500',
+    ]);
+    expect(planned.every((p) => p.amountInCents <= 6000)).toBe(true);
+    expect(planned.map((p) => p.transactionIds.join(''))).toEqual(['ab', 'c', 'f', 'f', 'gh', 'i']);
     expect(new Set(planned.map((p) => p.id)).size).toBe(planned.length);
-    expect(shape(planPayouts([tx('a', 'S1', 10), tx('b', 'S1', 20)], 0, null))).toEqual(['S1/BRL:ab=30']);
+    expect(shape(planPayouts([tx('a', 'S1', 10), tx('b', 'S1', 20)], 0, null))).toEqual(['S1/BRL:a10+b20=30']);
     expect(planPayouts([], 0, null)).toEqual([]);
   });
 });

@@ -85,11 +85,13 @@ describe('a manual run', () => {
       currency: 'BRL',
       status: 'COMPLETED',
       transactionIds: expect.arrayContaining(txs.map((x: { id: string }) => x.id)),
+      lines: expect.arrayContaining(txs.map((x: { id: string; netAmountInCents: number }) => ({ transactionId: x.id, amountInCents: x.netAmountInCents }))),
       failureReason: null,
       createdAtUtc: expect.any(String),
       completedAtUtc: expect.any(String),
     });
     expect(payout.transactionIds).toHaveLength(2);
+    expect(payout.lines).toHaveLength(2);
     for (const tx of txs) expect(tx).toMatchObject({ status: 'PAID', payoutId: payout.id });
 
     const mine = await get(t, `/api/v1/territories/${s.territory.id}/seller-balance/me/payouts`, s.seller);
@@ -129,16 +131,17 @@ describe('a manual run', () => {
 });
 
 describe('payout rules', () => {
-  it('skips a seller below the minimum; the ready total pays once it reaches it', async () => {
+  it('below the minimum the money stays pending; once the releasable amount reaches it, it becomes ready and is paid', async () => {
     const s = await shop(t, admin, { config: { minimumPayoutAmountInCents: 5000 } });
     await paidSale(t, s, 1);
     await release(t);
     await runJob(t, s.territory.id);
     expect(await payoutsOf(t, s.seller.id)).toEqual([]);
-    expect(await balanceOf(t, s)).toMatchObject({ readyForPayoutAmountInCents: 2295, inTransitAmountInCents: 0 });
+    expect(await balanceOf(t, s)).toMatchObject({ pendingAmountInCents: 2295, readyForPayoutAmountInCents: 0, inTransitAmountInCents: 0 });
 
     await paidSale(t, s, 2);
     await release(t);
+    expect(await balanceOf(t, s)).toMatchObject({ pendingAmountInCents: 0, readyForPayoutAmountInCents: 6885 });
     await runJob(t, s.territory.id);
     await syncJob(t);
     const payouts = await payoutsOf(t, s.seller.id);
@@ -146,38 +149,50 @@ describe('payout rules', () => {
     expect(await balanceOf(t, s)).toMatchObject({ readyForPayoutAmountInCents: 0, paidAmountInCents: 6885 });
   });
 
-  it('splits above the maximum without splitting a transaction; one larger than the maximum is paid alone', async () => {
+  it('every payout is at most the maximum: a transaction that fits is not split, a larger one is paid in several payouts', async () => {
     const s = await shop(t, admin, { config: { minimumPayoutAmountInCents: 3000, maximumPayoutAmountInCents: 5000 } });
     for (const quantity of [1, 1, 1, 3]) await paidSale(t, s, quantity);
     await release(t);
     await runJob(t, s.territory.id);
     await syncJob(t);
     const payouts = await payoutsOf(t, s.seller.id);
-    // Two parts below the minimum of 3000 are fine: the seller's total reached it.
-    expect(payouts.map((p) => Number(p.amount)).sort((a, b) => a - b)).toEqual([2295, 4590, 6885]);
-    const carried = payouts.flatMap((p) => p.transaction_ids);
-    expect(new Set(carried).size).toBe(4);
-    const nets = await t.sql<{ id: string; net: string; payout_id: string }>(
-      'select id, net_amount_in_cents::text as net, payout_id from seller_transaction where seller_user_id = $1',
+    // 2295 + 2295 | 2295 + the rest 1885 of the 6885 sale | 5000 of the 6885 sale. Parts below the minimum are fine: the total reached it.
+    expect(payouts.map((p) => Number(p.amount)).sort((a, b) => a - b)).toEqual([4180, 4590, 5000]);
+    expect(payouts.every((p) => Number(p.amount) <= 5000 && p.status === 'COMPLETED')).toBe(true);
+    const lines = await t.sql<{ payout_id: string; seller_transaction_id: string; amount: string; net: string }>(
+      `select l.payout_id, l.seller_transaction_id, l.amount_in_cents::text as amount, st.net_amount_in_cents::text as net
+         from payout_line l join seller_transaction st on st.id = l.seller_transaction_id where st.seller_user_id = $1`,
       [s.seller.id],
     );
     for (const p of payouts) {
-      const inIt = nets.filter((n) => n.payout_id === p.id);
-      expect(inIt.reduce((sum, n) => sum + Number(n.net), 0)).toBe(Number(p.amount));
-      expect(Number(p.amount) <= 5000 || inIt.length === 1).toBe(true);
+      expect(lines.filter((l) => l.payout_id === p.id).reduce((sum, l) => sum + Number(l.amount), 0)).toBe(Number(p.amount));
     }
+    const split = lines.filter((l) => l.net === '6885');
+    expect(split.map((l) => Number(l.amount)).sort((a, b) => a - b)).toEqual([1885, 5000]);
+    expect(lines.filter((l) => l.net !== '6885').every((l) => l.amount === l.net)).toBe(true);
+    expect(
+      (await t.sql<{ status: string }>('select distinct status from seller_transaction where seller_user_id = $1', [s.seller.id])).map((r) => r.status),
+    ).toEqual(['PAID']);
     expect(await balanceOf(t, s)).toMatchObject({ readyForPayoutAmountInCents: 0, paidAmountInCents: 13770 });
     await expectLedgerBalanced(t);
   });
 
-  it('splitIntoPayouts: greedy in order, never splitting, zero amounts ride along', () => {
-    const tx = (id: string, netAmountInCents: number) => ({ id, netAmountInCents });
-    const ids = (parts: { id: string }[][]) => parts.map((p) => p.map((x) => x.id).join(''));
-    expect(ids(splitIntoPayouts([tx('a', 30), tx('b', 30), tx('c', 50)], 60))).toEqual(['ab', 'c']);
-    expect(ids(splitIntoPayouts([tx('a', 30), tx('b', 100), tx('c', 10)], 60))).toEqual(['a', 'b', 'c']);
-    expect(ids(splitIntoPayouts([tx('a', 0), tx('b', 100), tx('c', 0)], 60))).toEqual(['abc']);
-    expect(ids(splitIntoPayouts([tx('a', 100), tx('b', 0), tx('c', 30)], 60))).toEqual(['ab', 'c']);
-    expect(ids(splitIntoPayouts([tx('a', 10), tx('b', 20)], null))).toEqual(['ab']);
+  it('splitIntoPayouts: greedy in order, at most the maximum, splitting only what is larger than it, zero amounts ride along', () => {
+    const tx = (id: string, amountInCents: number) => ({ id, amountInCents });
+    const shape = (parts: ReturnType<typeof splitIntoPayouts>) => parts.map((p) => p.lines.map((l) => `${l.transactionId}${l.amountInCents}`).join('+'));
+    expect(shape(splitIntoPayouts([tx('a', 30), tx('b', 30), tx('c', 50)], 60))).toEqual(['a30+b30', 'c50']);
+    expect(shape(splitIntoPayouts([tx('a', 30), tx('b', 100), tx('c', 10)], 60))).toEqual(['a30', 'b60', 'b40+c10']);
+    expect(shape(splitIntoPayouts([tx('a', 30), tx('b', 130)], 60))).toEqual(['a30+b10', 'b60', 'b60']);
+    expect(shape(splitIntoPayouts([tx('a', 50), tx('b', 130)], 60))).toEqual(['a50+b10', 'b60', 'b60']);
+    expect(shape(splitIntoPayouts([tx('a', 0), tx('b', 100), tx('c', 0)], 60))).toEqual(['a0+b60', 'b40+c0']);
+    expect(shape(splitIntoPayouts([tx('a', 100), tx('b', 0), tx('c', 30)], 60))).toEqual(['a60', 'a40+b0', 'c30']);
+    expect(shape(splitIntoPayouts([tx('a', 120)], 60))).toEqual(['a60', 'a60']);
+    expect(shape(splitIntoPayouts([tx('a', 10), tx('b', 20)], null))).toEqual(['a10+b20']);
+    expect(splitIntoPayouts([], 60)).toEqual([]);
+    for (const parts of [splitIntoPayouts([tx('a', 7), tx('b', 999), tx('c', 61), tx('d', 1)], 60)]) {
+      expect(parts.every((p) => p.amountInCents <= 60 && p.amountInCents === p.lines.reduce((s, l) => s + l.amountInCents, 0))).toBe(true);
+      expect(parts.reduce((s, p) => s + p.amountInCents, 0)).toBe(7 + 999 + 61 + 1);
+    }
   });
 
   it('a failed transfer becomes FAILED, its money returns to ready and the next run retries it', async () => {
@@ -448,6 +463,7 @@ describe('the GETs read on the pool', () => {
               inTransitAmountInCents: 0,
               paidAmountInCents: 3 * 2295,
               currency: 'BRL',
+              currencies: ['BRL'],
               updatedAtUtc: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
             }),
         ],

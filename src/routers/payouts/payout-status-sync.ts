@@ -2,11 +2,14 @@
  * The `payout-status-sync` job's work (DESIGN section 13 "Payout jobs"): first any PENDING payout is (re)submitted
  * (a run that crashed after claiming is finished here, idempotently by payout id), then the gateway is asked where
  * each PROCESSING payout stands, and the final answers are settled a chunk at a time, one database transaction per
- * chunk, under the payouts' row locks:
+ * chunk, under the payouts' row locks and then the row locks of the seller transactions they carry (in id order, so
+ * two settles of parts of one transaction run one after the other and the second sees the first):
  * - COMPLETED: the ledger moves payouts_in_transit -> seller_paid under `payout:{id}:paid` (the platform's expense),
- *   the payout records its completion time and its seller transactions become PAID;
+ *   the payout records its completion time, and each transaction it carries becomes PAID once its lines in
+ *   COMPLETED payouts add up to its net (a transaction split over several payouts is PAID with its last part);
  * - FAILED: the ledger moves payouts_in_transit -> seller_ready under `payout:{id}:failed`, the payout records the
- *   reason, and its transactions leave it (`payout_id` cleared, still READY), so the next run pays them again; the
+ *   reason, and its lines stop counting: each transaction it carried stays READY with that amount unpaid again, its
+ *   `payout_id` moved to its latest live payout (cleared when none), so the next run pays that amount again; the
  *   failure is audited.
  * Each chunk is a few set-based statements whatever its size (one bulk ledger posting, one update per table and
  * outcome). A concurrent or repeated sync skips the payouts another one holds (`skip locked`) and finds settled ones
@@ -40,6 +43,13 @@ async function settle(em: EntityManager, answers: Map<string, FinalAnswer>, now:
       [pgArray([...answers.keys()])],
     );
     if (open.length === 0) return { completed: 0, failed: 0 };
+    // The transactions these payouts carry, locked in id order (a claim skips them meanwhile; a refund waits).
+    await execSql(
+      tx,
+      `select st.id from seller_transaction st
+        where st.id in (select l.seller_transaction_id from payout_line l where l.payout_id = any(?::uuid[])) order by st.id for update of st`,
+      [pgArray(open.map((p) => p.id))],
+    );
     const completed = open.filter((p) => answers.get(p.id)!.status === 'COMPLETED');
     const failed = open.filter((p) => answers.get(p.id)!.status === 'FAILED');
     await postLedgerTransactions(
@@ -58,15 +68,17 @@ async function settle(em: EntityManager, answers: Map<string, FinalAnswer>, now:
         };
       }),
     );
-    // A payout's transactions are found through its `transaction_ids` (primary-key lookups), checked against `payout_id`.
-    const theirTransactions = `select unnest(transaction_ids)::uuid as id, id as payout_id from payout where id = any(?::uuid[])`;
+    // A payout's transactions are found through its lines (`payout_line_payout_transaction_unique`).
+    const theirTransactions = `select distinct l.seller_transaction_id from payout_line l where l.payout_id = any(?::uuid[])`;
     if (completed.length > 0) {
       const ids = pgArray(completed.map((p) => p.id));
       await execSql(tx, `update payout set status = 'COMPLETED', completed_at_utc = ?, updated_at_utc = ? where id = any(?::uuid[])`, [now, now, ids]);
       await execSql(
         tx,
-        `update seller_transaction st set status = 'PAID', updated_at_utc = ? from (${theirTransactions}) x
-          where st.id = x.id and st.payout_id = x.payout_id and st.status = 'READY'`,
+        `update seller_transaction st set status = 'PAID', updated_at_utc = ?
+          where st.id in (${theirTransactions}) and st.status = 'READY'
+            and st.net_amount_in_cents = (select coalesce(sum(l.amount_in_cents), 0) from payout_line l join payout p on p.id = l.payout_id
+                                           where l.seller_transaction_id = st.id and p.status = 'COMPLETED')`,
         [now, ids],
       );
     }
@@ -84,8 +96,10 @@ async function settle(em: EntityManager, answers: Map<string, FinalAnswer>, now:
       );
       await execSql(
         tx,
-        `update seller_transaction st set payout_id = null, updated_at_utc = ? from (${theirTransactions}) x
-          where st.id = x.id and st.payout_id = x.payout_id and st.status = 'READY'`,
+        `update seller_transaction st set updated_at_utc = ?,
+                payout_id = (select l.payout_id from payout_line l join payout p on p.id = l.payout_id
+                              where l.seller_transaction_id = st.id and p.status <> 'FAILED' order by p.created_at_utc desc, p.id desc limit 1)
+          where st.id in (${theirTransactions}) and st.status = 'READY'`,
         [now, ids],
       );
       failed.forEach((p, i) =>

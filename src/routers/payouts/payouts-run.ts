@@ -2,23 +2,25 @@
  * The `payouts-run` job's work (DESIGN section 13 "Payout jobs", spec Payout rules 3-6). A run over a territory:
  *
  * 1. Claim, in batches of CLAIM_BATCH_SELLERS sellers, one database transaction per batch, set-based: the batch's
- *    READY seller transactions that are in no payout are locked at once (`for update skip locked`, in seller order);
+ *    READY seller transactions with an unpaid amount (their net minus their lines in live, not FAILED, payouts) are
+ *    locked at once (`for update skip locked`, in seller order) and their unpaid amounts read again under the locks;
  *    the payouts are planned in code (`planPayouts`: below the territory's minimum a seller is skipped and the money
- *    waits in ready; above the maximum the total is cut into payouts of at most the maximum, a transaction is never
- *    split, one larger than the maximum is paid alone, the parts need not each reach the minimum, the total does);
- *    then one statement inserts the batch's payouts PENDING, one points their transactions at them (a compare-and-set
- *    on `payout_id is null`), and one bulk ledger posting moves each payout's amount seller_ready ->
- *    payouts_in_transit under `payout:{id}:sent`.
+ *    waits in ready; every payout is at most the maximum: a transaction that fits is never split, one larger than the
+ *    maximum is paid in several payouts, see `splitIntoPayouts`; the parts need not each reach the minimum, the total
+ *    does); then one statement inserts the batch's payouts PENDING, one their lines (`payout_line`: the amount of each
+ *    transaction each payout carries), one points each transaction at the last payout that took some of it, and one
+ *    bulk ledger posting moves each payout's amount seller_ready -> payouts_in_transit under `payout:{id}:sent`.
  * 2. Submit, outside any database transaction: every PENDING payout of the territory (this run's, and any a crashed
  *    run left behind) goes to the gateway with its id as the idempotency key; each chunk of answers is recorded in
  *    one statement (PROCESSING with the gateway's reference). A crash between the gateway calls and that update leaves
  *    the payouts PENDING; the next run (or status sync) asks the gateway again with the same ids and gets the same
- *    transfers back, so each transaction is paid exactly once.
+ *    transfers back, so each part of a transaction is paid exactly once.
  *
  * Two runs at once: rows one run has locked are skipped by the other (`skip locked`), which claims nothing of them;
- * rows it reads after the first committed fail `payout_id is null`. A refund of the same sale either locks the row
- * first (the run skips it; the refund goes through) or waits for the run and then answers 409 (the sale is in a
- * payout).
+ * a row it locks after the first committed shows the first's lines to the re-read, so only what is still unpaid is
+ * claimed. PostgreSQL refuses at commit any line that would take more of a transaction than its net
+ * (`payout_line_check`). A refund of the same sale either locks the row first (the run skips it; the refund goes
+ * through) or waits for the run and then answers 409 (the sale is in a payout: its `payout_id` is set).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql, pgArray } from '../../db/sql.js';
@@ -75,33 +77,65 @@ export function isPayoutDue(frequency: PayoutFrequency, now: Date): boolean {
 
 export interface ReadyTransaction {
   id: string;
-  netAmountInCents: number;
+  /** What is still to pay of it: its net minus its lines in live payouts. */
+  amountInCents: number;
+}
+
+/** What one payout carries of one seller transaction. */
+export interface PayoutLineAmount {
+  transactionId: string;
+  amountInCents: number;
+}
+
+/** One payout of a split: its amount (the sum of its lines) and its lines. */
+export interface PayoutPart {
+  amountInCents: number;
+  lines: PayoutLineAmount[];
 }
 
 /**
- * Cuts a seller's ready transactions (in order) into payouts of at most `maximum` cents: a transaction is never
- * split, one larger than the maximum goes alone, and zero-amount transactions ride along with the others.
+ * Cuts a seller's ready transactions (in order) into payouts of at most `maximum` cents (spec Payout rule 4), greedily
+ * in order: a transaction that fits in a payout is never split (it joins the open payout when it fits there, else
+ * opens the next one); a transaction larger than the maximum is paid in payouts of exactly the maximum and its rest
+ * (below the maximum) goes on like a smaller transaction. A zero amount (a sale whose whole price went to fees) rides
+ * along with the open payout, or the next, or the last one. No maximum: one payout.
  */
-export function splitIntoPayouts(transactions: ReadyTransaction[], maximum: number | null): ReadyTransaction[][] {
-  const parts: ReadyTransaction[][] = [];
-  let current: ReadyTransaction[] = [];
-  let sum = 0;
+export function splitIntoPayouts(transactions: readonly ReadyTransaction[], maximum: number | null): PayoutPart[] {
+  if (maximum !== null && maximum <= 0) throw new Error(`The maximum payout must be positive (got ${maximum}).`);
+  const parts: PayoutPart[] = [];
+  let open: PayoutPart | null = null;
+  let riders: PayoutLineAmount[] = [];
+  const start = (): PayoutPart => {
+    const part: PayoutPart = { amountInCents: 0, lines: riders };
+    riders = [];
+    parts.push(part);
+    return part;
+  };
   for (const tx of transactions) {
-    if (maximum !== null && sum > 0 && tx.netAmountInCents > 0 && sum + tx.netAmountInCents > maximum) {
-      parts.push(current);
-      current = [];
-      sum = 0;
+    let rest = tx.amountInCents;
+    if (!Number.isSafeInteger(rest) || rest < 0) throw new Error(`Payout amounts are non-negative integer cents (got ${rest}).`);
+    if (rest === 0) {
+      (open?.lines ?? riders).push({ transactionId: tx.id, amountInCents: 0 });
+      continue;
     }
-    current.push(tx);
-    sum += tx.netAmountInCents;
+    if (maximum !== null) {
+      while (rest > maximum) {
+        const whole = start();
+        whole.lines.push({ transactionId: tx.id, amountInCents: maximum });
+        whole.amountInCents = maximum;
+        rest -= maximum;
+      }
+      if (open && open.amountInCents + rest > maximum) open = null;
+    }
+    open ??= start();
+    open.lines.push({ transactionId: tx.id, amountInCents: rest });
+    open.amountInCents += rest;
   }
-  if (current.length > 0) parts.push(current);
+  if (riders.length > 0 && parts.length > 0) parts.at(-1)!.lines.push(...riders);
   return parts;
 }
 
-const sumOf = (part: ReadyTransaction[]) => part.reduce((s, t) => s + t.netAmountInCents, 0);
-
-/** A seller's ready transaction as the claim reads it (in the seller's payout order). */
+/** A seller's ready transaction as the claim reads it (in the seller's payout order), with its unpaid amount. */
 export interface ClaimableTransaction extends ReadyTransaction {
   sellerUserId: string;
   currency: string;
@@ -112,12 +146,15 @@ export interface PlannedPayout {
   sellerUserId: string;
   currency: string;
   amountInCents: number;
+  lines: PayoutLineAmount[];
+  /** The transactions of its lines, in order, once each. */
   transactionIds: string[];
 }
 
 /**
  * The payouts of a batch of sellers (pure): the transactions of each (seller, currency), in the order given, are
- * skipped when their total is zero or below `minimum`, else cut by `splitIntoPayouts` at `maximum`.
+ * skipped when their unpaid total is zero or below `minimum` (spec Payout rule 3), else cut by `splitIntoPayouts` at
+ * `maximum`.
  */
 export function planPayouts(transactions: readonly ClaimableTransaction[], minimum: number, maximum: number | null): PlannedPayout[] {
   const groups = new Map<string, ClaimableTransaction[]>();
@@ -129,15 +166,31 @@ export function planPayouts(transactions: readonly ClaimableTransaction[], minim
   }
   const planned: PlannedPayout[] = [];
   for (const group of groups.values()) {
-    const total = sumOf(group);
+    const total = group.reduce((s, t) => s + t.amountInCents, 0);
     if (total <= 0 || total < minimum) continue;
     const { sellerUserId, currency } = group[0]!;
     for (const part of splitIntoPayouts(group, maximum)) {
-      planned.push({ id: newId(), sellerUserId, currency, amountInCents: sumOf(part), transactionIds: part.map((t) => t.id) });
+      planned.push({
+        id: newId(),
+        sellerUserId,
+        currency,
+        amountInCents: part.amountInCents,
+        lines: part.lines,
+        transactionIds: [...new Set(part.lines.map((l) => l.transactionId))],
+      });
     }
   }
   return planned;
 }
+
+/**
+ * SQL: the cents of the seller transaction whose id is the SQL expression `id` that live (not FAILED) payouts carry.
+ * Through `payout_line`'s index on the transaction and the payouts' primary key.
+ */
+export const liveLinesOf = (id: string) => `(select coalesce(sum(l.amount_in_cents), 0) from payout_line l join payout p on p.id = l.payout_id
+  where l.seller_transaction_id = ${id} and p.status <> 'FAILED')`;
+
+const LIVE_LINES_OF_ST = liveLinesOf('st.id');
 
 /** Claims the payouts of one batch of sellers (one database transaction); the number of payouts created. */
 async function claimBatch(
@@ -149,19 +202,36 @@ async function claimBatch(
   now: Date,
 ): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await execSql<{ id: string; seller_user_id: string; currency: string; net: string }>(
+    // A READY transaction with a payout_id has lines in live payouts: only its unpaid rest (after a failed part) is claimable.
+    const locked = await execSql<{ id: string; seller_user_id: string; currency: string; net: string }>(
       tx,
-      `select id, seller_user_id, currency, net_amount_in_cents::text as net from seller_transaction
-        where territory_id = ? and seller_user_id = any(?::uuid[]) and status = 'READY' and payout_id is null
-        order by seller_user_id, currency, ready_for_payout_at_utc, id
-        for update skip locked`,
+      `select st.id, st.seller_user_id, st.currency, st.net_amount_in_cents::text as net from seller_transaction st
+        where st.territory_id = ? and st.seller_user_id = any(?::uuid[]) and st.status = 'READY'
+          and (st.payout_id is null or st.net_amount_in_cents > ${LIVE_LINES_OF_ST})
+        order by st.seller_user_id, st.currency, st.ready_for_payout_at_utc, st.id
+        for update of st skip locked`,
       [territoryId, pgArray(sellerUserIds)],
     );
-    const planned = planPayouts(
-      rows.map((r) => ({ id: r.id, sellerUserId: r.seller_user_id, currency: r.currency, netAmountInCents: Number(r.net) })),
-      minimum,
-      maximum,
+    if (locked.length === 0) return 0;
+    // Read again under the row locks, in a statement of its own: every line of these transactions another claim
+    // committed is visible now (lines are only written under these locks), so nothing is claimed twice.
+    const live = await execSql<{ id: string; carried: string; lines: number }>(
+      tx,
+      `select l.seller_transaction_id as id, sum(l.amount_in_cents)::text as carried, count(*)::int as lines
+         from payout_line l join payout p on p.id = l.payout_id
+        where l.seller_transaction_id = any(?::uuid[]) and p.status <> 'FAILED' group by l.seller_transaction_id`,
+      [pgArray(locked.map((r) => r.id))],
     );
+    const carried = new Map(live.map((l) => [l.id, { cents: Number(l.carried), lines: l.lines }]));
+    const claimable: ClaimableTransaction[] = [];
+    for (const r of locked) {
+      const net = Number(r.net);
+      const inPayouts = carried.get(r.id);
+      const unpaid = net - (inPayouts?.cents ?? 0);
+      // A zero-net transaction rides along once; another one only for what is still unpaid.
+      if (unpaid > 0 || (net === 0 && !inPayouts)) claimable.push({ id: r.id, sellerUserId: r.seller_user_id, currency: r.currency, amountInCents: unpaid });
+    }
+    const planned = planPayouts(claimable, minimum, maximum);
     if (planned.length === 0) return 0;
     await execSql(
       tx,
@@ -183,16 +253,37 @@ async function claimBatch(
         ),
       ],
     );
-    const links = planned.flatMap((p) => p.transactionIds.map((transactionId) => ({ transactionId, payoutId: p.id })));
+    const lines = planned.flatMap((p) => p.lines.map((l) => ({ ...l, payoutId: p.id })));
+    await execSql(
+      tx,
+      `insert into payout_line (id, created_at_utc, payout_id, seller_transaction_id, amount_in_cents)
+       select l.id, ?, l.payout_id, l.seller_transaction_id, l.amount_in_cents
+         from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::bigint[]) as l(id, payout_id, seller_transaction_id, amount_in_cents)`,
+      [
+        now,
+        pgArray(lines.map(() => newId())),
+        pgArray(lines.map((l) => l.payoutId)),
+        pgArray(lines.map((l) => l.transactionId)),
+        `{${lines.map((l) => l.amountInCents).join(',')}}`,
+      ],
+    );
+    // Each transaction points at its latest live payout, the greatest (created_at_utc, id), as the status sync does
+    // after a failure: here the greatest id of the batch's payouts that took some of it. A refund is refused while
+    // it points at one.
+    const lastPayout = new Map<string, string>();
+    for (const l of lines) {
+      const current = lastPayout.get(l.transactionId);
+      if (current === undefined || l.payoutId > current) lastPayout.set(l.transactionId, l.payoutId);
+    }
     const linked = await execSql<{ id: string }>(
       tx,
       `update seller_transaction st set payout_id = l.payout_id, updated_at_utc = ?
          from unnest(?::uuid[], ?::uuid[]) as l(id, payout_id)
-        where st.id = l.id and st.status = 'READY' and st.payout_id is null returning st.id`,
-      [now, pgArray(links.map((l) => l.transactionId)), pgArray(links.map((l) => l.payoutId))],
+        where st.id = l.id and st.status = 'READY' returning st.id`,
+      [now, pgArray([...lastPayout.keys()]), pgArray([...lastPayout.values()])],
     );
     // The rows are locked by this transaction, so this holds; if it ever did not, nothing of the batch is kept.
-    if (linked.length !== links.length) throw new Error(`Payout claim: ${links.length - linked.length} transactions were claimed meanwhile.`);
+    if (linked.length !== lastPayout.size) throw new Error(`Payout claim: ${lastPayout.size - linked.length} transactions changed meanwhile.`);
     await postLedgerTransactions(
       tx,
       planned.map((p) => ({
@@ -216,8 +307,9 @@ export async function claimPayouts(em: EntityManager, territoryId: string, now: 
   const maximum = config?.maximumPayoutAmountInCents ?? null;
   const sellers = await execSql<{ seller_user_id: string }>(
     em,
-    `select distinct seller_user_id from seller_transaction
-      where territory_id = ? and status = 'READY' and payout_id is null order by seller_user_id`,
+    `select distinct st.seller_user_id from seller_transaction st
+      where st.territory_id = ? and st.status = 'READY' and (st.payout_id is null or st.net_amount_in_cents > ${LIVE_LINES_OF_ST})
+      order by st.seller_user_id`,
     [territoryId],
   );
   const sellerIds = sellers.map((s) => s.seller_user_id);

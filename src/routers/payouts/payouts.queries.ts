@@ -40,6 +40,8 @@ export interface PayoutRow {
   currency: string;
   status: PayoutStatus;
   transaction_ids: string[];
+  /** What it carries of each seller transaction (`payout_line`), in the order the run cut them. */
+  lines: { transactionId: string; amountInCents: number }[];
   failure_reason: string | null;
   created_at: string;
   completed_at: string | null;
@@ -65,9 +67,17 @@ export const sellerPayouts = (sellerUserId: string, territoryId: string): Payout
   params: [sellerUserId, territoryId],
 });
 
-/** A page of the payouts, newest first, each row with the number of all that match. */
+/**
+ * A page of the payouts, newest first, each row with the number of all that match and its lines, read for the page's
+ * rows only (through `payout_line_payout_transaction_unique`, whose first column is the payout).
+ */
 export const payoutsPageQuery = (filter: PayoutFilter, page: { offset: number; limit: number }): SqlQuery => ({
-  sql: `select ${PAYOUT_COLUMNS} from payout where ${filter.sql} order by created_at_utc desc, id desc offset ?::int limit ?::int`,
+  sql: `select p.*, (select coalesce(json_agg(json_build_object('transactionId', l.seller_transaction_id, 'amountInCents', l.amount_in_cents)
+                                               order by l.created_at_utc, l.id), '[]'::json)
+                       from payout_line l where l.payout_id = p.id) as lines
+          from (select ${PAYOUT_COLUMNS}, created_at_utc from payout where ${filter.sql}
+                 order by created_at_utc desc, id desc offset ?::int limit ?::int) p
+         order by p.created_at_utc desc, p.id desc`,
   params: [...filter.params, page.offset, page.limit],
 });
 

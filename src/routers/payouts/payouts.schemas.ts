@@ -155,8 +155,13 @@ export const payoutOutput = z
     amountInCents: z.number().int(),
     currency: z.string(),
     status: z.enum(PAYOUT_STATUSES),
-    /** The seller transactions this payout carries (a transaction is never split across payouts). */
+    /** The seller transactions this payout carries, once each. */
     transactionIds: z.array(z.uuid()),
+    /**
+     * How much of each it carries: a transaction larger than the territory's maximum payout is paid in several
+     * payouts (spec Payout rule 4), each carrying part of it.
+     */
+    lines: z.array(z.object({ transactionId: z.uuid(), amountInCents: z.number().int() }).meta({ id: 'PayoutLine' })),
     /** Why the gateway refused the transfer (FAILED only): the amount went back to ready. */
     failureReason: z.string().nullable(),
     createdAtUtc: z.iso.datetime(),

@@ -48,6 +48,7 @@ const toOutput = (r: PayoutRow): PayoutOutput => ({
   currency: r.currency,
   status: r.status,
   transactionIds: r.transaction_ids,
+  lines: r.lines,
   failureReason: r.failure_reason,
   createdAtUtc: r.created_at,
   completedAtUtc: r.completed_at,
