@@ -43,6 +43,23 @@ async function reported(user: TestUser, territory: { id: string }, extra: Record
   return res.json() as { id: string; postId: string };
 }
 
+/** The answer of every alerts operation in a territory without ALERTPOSTS: the domain does not exist there. */
+function expectAlertsDisabled(res: { statusCode: number; json: () => unknown }, instance: string) {
+  expect(res.statusCode).toBe(404);
+  expect(res.json()).toEqual({
+    type: expect.any(String),
+    title: 'Not Found',
+    status: 404,
+    code: 'ALERTS_DISABLED',
+    detail: 'Alerts are not enabled in this territory (feature flag ALERTPOSTS).',
+    instance,
+  });
+}
+
+/** Switches a territory's ALERTPOSTS off, keeping its alerts (a curator may turn the flag off at any time). */
+const disableAlerts = (territoryId: string) =>
+  t.sql(`update territory set enabled_flags = array_remove(enabled_flags, 'ALERTPOSTS') where id = $1`, [territoryId]);
+
 const postOf = async (postId: string) =>
   (await t.sql<{ type: string; status: string; alert_id: string }>('select type, status, alert_id from post where id = $1', [postId]))[0];
 const alertCounts = async () => ({ alerts: await countRows(t, 'alert'), posts: await countRows(t, 'post') });
@@ -94,17 +111,18 @@ describe('POST /api/v1/alerts', () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/alerts', payload: alertBody(territory) })).statusCode).toBe(401);
   });
 
-  it('is 403 for a non-member, 404 for an unknown territory, 400 ALERTS_DISABLED without the flag; nothing written', async () => {
+  it('is 403 for a non-member, 404 for an unknown territory, 404 ALERTS_DISABLED without the flag (for anyone); nothing written', async () => {
     const before = await alertCounts();
     const stranger = await newUser(t);
     const forbidden = await report(stranger, alertBody(territory));
     expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json()).toMatchObject({ code: 'NOT_MEMBER' });
     expect((await report(stranger, alertBody({ id: UNKNOWN_ID }))).statusCode).toBe(404);
     const plain = await newTerritory(t);
-    const member = await newResident(t, plain);
-    const disabled = await report(member, alertBody(plain));
-    expect(disabled.statusCode).toBe(400);
-    expect(disabled.json().code).toBe('ALERTS_DISABLED');
+    for (const user of [await newResident(t, plain), stranger]) {
+      const disabled = await report(user, alertBody(plain));
+      expectAlertsDisabled(disabled, '/api/v1/alerts');
+    }
     expect(await alertCounts()).toEqual(before);
   });
 
@@ -197,6 +215,31 @@ describe('PATCH /api/v1/alerts/{alertId}/validation', () => {
     expect((await postOf(alert.postId))!.status).toBe('PENDING');
   });
 
+  it('is 404 ALERTS_DISABLED once the territory switches ALERTPOSTS off, for its curator and a system admin; nothing written', async () => {
+    const switched = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const switchedCurator = await newCurator(t, switched);
+    const alert = await reported(await newResident(t, switched), switched);
+    await disableAlerts(switched.id);
+    const before = {
+      outbox: await countRows(t, 'outbox_message'),
+      audit: await countRows(t, 'audit_entry', 'subject_id = $1', [alert.id]),
+    };
+    for (const [user, validated] of [
+      [switchedCurator, true],
+      [switchedCurator, false],
+      [await newAdmin(t), true],
+      [resident, true],
+    ] as const) {
+      expectAlertsDisabled(await decide(user, alert.id, { validated }), `/api/v1/alerts/${alert.id}/validation`);
+    }
+    expect(await t.sql('select status, decided_at_utc, decided_by_user_id from alert where id = $1', [alert.id])).toEqual([
+      { status: 'PENDING', decided_at_utc: null, decided_by_user_id: null },
+    ]);
+    expect((await postOf(alert.postId))!.status).toBe('PENDING');
+    expect(await countRows(t, 'outbox_message')).toBe(before.outbox);
+    expect(await countRows(t, 'audit_entry', 'subject_id = $1', [alert.id])).toBe(before.audit);
+  });
+
   it('is 400 on a bad body or malformed id, 404 on an unknown alert, 401 without token', async () => {
     const alert = await reported(resident, territory);
     expect((await decide(curator, alert.id, { validated: 'yes' })).statusCode).toBe(400);
@@ -262,6 +305,30 @@ describe('GET /api/v1/alerts and /alerts/paged', () => {
     ]);
   });
 
+  it('is 404 ALERTS_DISABLED in a territory without ALERTPOSTS, even with VALIDATED alerts, by id or session', async () => {
+    const switched = await newTerritory(t, { flags: ['ALERTPOSTS'] });
+    const curator = await newCurator(t, switched);
+    const alert = await reported(await newResident(t, switched), switched);
+    expect((await decide(curator, alert.id, { validated: true })).statusCode).toBe(200);
+    await disableAlerts(switched.id);
+    const user = await newUser(t);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/territories/selection',
+      headers: { ...user.headers, 'x-session-id': 'off' },
+      payload: { territoryId: switched.id },
+    });
+    for (const [url, headers] of [
+      [`/api/v1/alerts?territoryId=${switched.id}`, user.headers],
+      [`/api/v1/alerts/paged?territoryId=${switched.id}`, user.headers],
+      ['/api/v1/alerts', { ...user.headers, 'x-session-id': 'off' }],
+      ['/api/v1/alerts/paged?pageSize=5', { ...user.headers, 'x-session-id': 'off' }],
+      [`/api/v1/alerts?territoryId=${switched.id}`, curator.headers],
+    ] as const) {
+      expectAlertsDisabled(await t.app.inject({ method: 'GET', url, headers }), url.split('?')[0]!);
+    }
+  });
+
   it('is 404 for an unknown or unselected territory, 400 on bad paging, 401 without token', async () => {
     const user = await newUser(t);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/alerts?territoryId=${UNKNOWN_ID}`, headers: user.headers })).statusCode).toBe(404);
@@ -291,6 +358,16 @@ describe('the same procedures over tRPC', () => {
       payload: { alertId: alert.id, validated: true },
     });
     expect(decided.json().result.data).toMatchObject({ id: alert.id, status: 'VALIDATED' });
+
+    // Without ALERTPOSTS: NOT_FOUND with the stable code, as over REST.
+    await disableAlerts(territory.id);
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: `/trpc/alerts.list?input=${encodeURIComponent(JSON.stringify({ territoryId: territory.id }))}`,
+      headers: reporter.headers,
+    });
+    expect(listed.statusCode).toBe(404);
+    expect(listed.json().error.data).toMatchObject({ code: 'NOT_FOUND', problemCode: 'ALERTS_DISABLED' });
   });
 });
 

@@ -120,14 +120,60 @@ describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
     expect(rows[0]).toMatchObject({ type: 'JOIN_REQUEST_RECEIVED', recipient_user_ids: [curator.id], data: { territoryId: territory.id, joinRequestId: id } });
   });
 
-  it('is 400 without recipients, with more than 3, or malformed, writing nothing; 404 unknown territory; 401 without a token', async () => {
+  it('without named recipients (absent, null or empty) addresses the curators and notifies them, as become-resident does', async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const secondCurator = await newCurator(t, territory);
+    const curators = [curator.id, secondCurator.id].sort();
+    for (const payload of [{}, { recipientUserIds: null, message: 'Hello' }, { recipientUserIds: [] }]) {
+      const requester = await newVisitor(t, territory);
+      const res = await create(requester, territory.id, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(201);
+      const body = res.json() as JoinRequestBody;
+      expect(body).toMatchObject({
+        territoryId: territory.id,
+        requesterUserId: requester.id,
+        recipientUserIds: [],
+        status: 'PENDING',
+        message: (payload as { message?: string }).message ?? null,
+      });
+      expect(res.headers.location).toBe(`/api/v1/join-requests/${body.id}`);
+      expect(await storedRecipients(body.id)).toEqual(curators);
+      const outbox = await t.sql<{ type: string; recipient_user_ids: string[] }>('select type, recipient_user_ids from outbox_message where source_key = $1', [
+        `join-request:${body.id}:received`,
+      ]);
+      expect(outbox).toEqual([{ type: 'JOIN_REQUEST_RECEIVED', recipient_user_ids: curators }]);
+      // A curator it was addressed to may decide it.
+      expect((await act(curator, body.id, 'approve')).statusCode).toBe(200);
+    }
+  });
+
+  it('without named recipients and without curators addresses the system admins and notifies them', async () => {
+    const territory = await newTerritory(t);
+    const admin = await newAdmin(t);
+    const requester = await newVisitor(t, territory);
+    const res = await create(requester, territory.id, {});
+    expect(res.statusCode).toBe(201);
+    const id = res.json().id as string;
+    const recipients = await storedRecipients(id);
+    expect(recipients).toContain(admin.id);
+    const [admins] = await t.sql<{ ids: string[] }>(
+      `select coalesce(array_agg(p.user_id order by p.user_id), '{}') as ids from user_permission p join app_user u on u.id = p.user_id
+        where p.permission = 'SYSTEM_ADMIN' and u.deleted_at_utc is null`,
+    );
+    expect(recipients).toEqual(admins!.ids);
+    const outbox = await t.sql<{ type: string; recipient_user_ids: string[] }>('select type, recipient_user_ids from outbox_message where source_key = $1', [
+      `join-request:${id}:received`,
+    ]);
+    expect(outbox).toEqual([{ type: 'JOIN_REQUEST_RECEIVED', recipient_user_ids: recipients }]);
+  });
+
+  it('is 400 with more than 3 recipients or malformed, writing nothing; 404 unknown territory; 401 without a token', async () => {
     const territory = await newTerritory(t);
     const requester = await newUser(t);
     const before = await countRows(t, 'join_request');
     const beforeOutbox = await countRows(t, 'outbox_message');
     for (const payload of [
-      {},
-      { recipientUserIds: [] },
       { recipientUserIds: [UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID] },
       { recipientUserIds: 'x' },
       { recipientUserIds: [UNKNOWN_ID], message: 5 },
@@ -136,7 +182,9 @@ describe('POST /api/v1/territories/{territoryId}/join-requests', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    expect((await create(requester, UNKNOWN_ID, { recipientUserIds: [UNKNOWN_ID] })).statusCode).toBe(404);
+    const tooMany = await create(requester, territory.id, { recipientUserIds: [UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID] });
+    expect(tooMany.json().errors).toEqual([{ field: 'recipientUserIds', message: 'at most 3 recipients' }]);
+    expect((await create(requester, UNKNOWN_ID, {})).statusCode).toBe(404);
     const anonymous = await t.app.inject({
       method: 'POST',
       url: `/api/v1/territories/${territory.id}/join-requests`,
@@ -169,6 +217,7 @@ describe('join-request creation limit', () => {
       instance: `/api/v1/memberships/${territory.id}/become-resident`,
     });
     expect((await create(user, territory.id, { recipientUserIds: [UNKNOWN_ID] })).statusCode).toBe(429);
+    expect((await create(user, territory.id, {})).statusCode).toBe(429);
     expect(await countRows(t, 'join_request')).toBe(before);
 
     // Another territory has its own count.

@@ -22,20 +22,27 @@ export const alertsRouter = router({
     .mutation(({ ctx, input }) => alerts.reportAlert(ctx, input)),
 
   list: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/alerts', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first" } })
+    .meta({ openapi: { method: 'GET', path: '/api/v1/alerts', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (needs ALERTPOSTS)" } })
     .input(listAlertsInput)
     .output(z.array(alertOutput))
     .query(({ ctx, input }) => alerts.listAlerts(ctx, input)),
 
   paged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/alerts/paged', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (paged)" } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/alerts/paged', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (paged; needs ALERTPOSTS)" },
+    })
     .input(pagedAlertsInput)
     .output(alertPage)
     .query(({ ctx, input }) => alerts.pageAlerts(ctx, input)),
 
   validate: authedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/api/v1/alerts/{alertId}/validation', tags: TAGS, summary: 'Validate or reject an alert (curator; repeatable)' },
+      openapi: {
+        method: 'PATCH',
+        path: '/api/v1/alerts/{alertId}/validation',
+        tags: TAGS,
+        summary: 'Validate or reject an alert (curator; needs ALERTPOSTS; repeatable)',
+      },
     })
     .input(validateAlertInput)
     .output(alertOutput)

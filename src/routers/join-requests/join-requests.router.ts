@@ -13,7 +13,7 @@ export const joinRequestsRouter = router({
         method: 'POST',
         path: '/api/v1/territories/{territoryId}/join-requests',
         tags: TAGS,
-        summary: 'Ask named residents or curators to make me RESIDENT',
+        summary: 'Ask to become RESIDENT: up to 3 named recipients, else the curators, else the system admins',
       },
       successStatus: 201,
       idempotentRepeat: true,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { JOIN_REQUEST_STATUSES } from '../../entities/join-request.entity.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { joinMessage, recipientUserIds } from '../memberships/memberships.schemas.js';
+import { becomeResidentInput } from '../memberships/memberships.schemas.js';
 
 export const joinRequestOutput = z
   .object({
@@ -21,11 +21,12 @@ export type JoinRequestOutput = z.infer<typeof joinRequestOutput>;
 
 export const joinRequestPage = pagedOutput(joinRequestOutput).meta({ id: 'JoinRequestPage' });
 
-export const createJoinRequestInput = z.object({
-  territoryId: zId,
-  recipientUserIds: recipientUserIds.min(1, 'at least one recipient'),
-  message: joinMessage,
-});
+/**
+ * The same body as become-resident: recipients are optional (absent, null or empty), at most 3. Both routes create
+ * the request through `createJoinRequest`, whose `resolveRecipients` addresses the eligible named recipients, else
+ * the territory's curators, else the system admins (spec, JoinRequest state table), so none named is a valid request.
+ */
+export const createJoinRequestInput = becomeResidentInput;
 
 const statusFilter = { status: z.enum(JOIN_REQUEST_STATUSES).optional() };
 export const incomingInput = z.object({ ...statusFilter, ...skipTakeInput() });

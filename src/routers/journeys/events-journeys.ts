@@ -6,7 +6,7 @@ import { pageInput } from '../../platform/pagination.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { eventOutput, type EventOutput } from '../events/events.schemas.js';
 import { createEvent, getEvent, pageEvents, participate } from '../events/events.service.js';
-import { journeyMedia, journeyPagination, journeySuggestion, type JourneySuggestion, mediaOf, paginationOf } from './journey-common.js';
+import { journeyMedia, journeyPagination, journeySuggestion, type JourneySuggestion, mediaOf, paginationOf, withJourneyFieldNames } from './journey-common.js';
 
 // ---- Schemas ----
 
@@ -37,16 +37,23 @@ export const participateOutput = z
 
 // ---- Services ----
 
+/** The v1 events listing's names of the journey's range. */
+const RANGE_NAMES = { startDate: 'fromUtc', endDate: 'toUtc' };
+/** The v1 participation's names of the journey's fields. */
+const PARTICIPATION_NAMES = { status: 'action' };
+
 const participantsOf = (event: EventOutput) => ({ interestedCount: event.interestedCount, confirmedCount: event.confirmedCount });
 
 export async function territoryEvents(ctx: ServiceContext, input: z.infer<typeof territoryEventsInput>): Promise<z.infer<typeof territoryEventsOutput>> {
-  const page = await pageEvents(ctx, {
-    territoryId: input.territoryId,
-    startDate: input.fromUtc,
-    endDate: input.toUtc,
-    pageNumber: input.pageNumber,
-    pageSize: input.pageSize,
-  });
+  const page = await withJourneyFieldNames(RANGE_NAMES, () =>
+    pageEvents(ctx, {
+      territoryId: input.territoryId,
+      startDate: input.fromUtc,
+      endDate: input.toUtc,
+      pageNumber: input.pageNumber,
+      pageSize: input.pageSize,
+    }),
+  );
   const media = await mediaOf(
     ctx,
     'EVENT',
@@ -71,7 +78,8 @@ export async function participateJourney(ctx: ServiceContext, input: z.infer<typ
     await execSql(ctx.em, 'delete from event_participation where event_id = ? and user_id = ?', [input.eventId, ctx.user.id]);
     event = await getEvent(ctx, { eventId: input.eventId });
   } else {
-    event = await participate(ctx, { eventId: input.eventId, status: input.action === 'CONFIRM' ? 'CONFIRMED' : 'INTEREST' });
+    const status = input.action === 'CONFIRM' ? 'CONFIRMED' : 'INTEREST';
+    event = await withJourneyFieldNames(PARTICIPATION_NAMES, () => participate(ctx, { eventId: input.eventId, status }));
   }
   const suggestions: JourneySuggestion[] = [];
   if (event.myParticipation === 'INTEREST') suggestions.push({ action: 'CONFIRM_ATTENDANCE', title: 'Confirm your attendance', priority: 1 });

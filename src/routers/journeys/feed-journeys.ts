@@ -9,7 +9,7 @@ import { type InteractionRow, interactionsQuery } from '../feed/feed.queries.js'
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
 import { addComment, feedItemOf, feedPageRows, getPost, likePost, sharePost, unlikePost } from '../feed/feed.service.js';
 import { mediaUrl } from '../media/media.service.js';
-import { journeyMedia, journeyPagination, paginationOf } from './journey-common.js';
+import { journeyMedia, journeyPagination, paginationOf, withJourneyFieldNames } from './journey-common.js';
 
 // ---- Schemas ----
 
@@ -97,8 +97,15 @@ export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof t
   };
 }
 
+/** The v1 post services' names of the interaction's fields: the post is `id`, a comment's text `content`. */
+const INTERACTION_NAMES = { id: 'postId', content: 'comment' };
+
 /** Like, unlike, comment on or share a post, answering the post as it now stands. */
-export async function interact(ctx: ServiceContext, input: z.infer<typeof interactInput>): Promise<z.infer<typeof interactOutput>> {
+export function interact(ctx: ServiceContext, input: z.infer<typeof interactInput>): Promise<z.infer<typeof interactOutput>> {
+  return withJourneyFieldNames(INTERACTION_NAMES, () => interactAs(ctx, input));
+}
+
+async function interactAs(ctx: ServiceContext, input: z.infer<typeof interactInput>): Promise<z.infer<typeof interactOutput>> {
   const id = input.postId;
   switch (input.action) {
     case 'LIKE':

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { HotReadSource } from '../../db/sql.js';
 import { MEDIA_TYPES, type MediaOwnerType } from '../../entities/media.entity.js';
+import { AppError } from '../../platform/problems.js';
 import { liveMediaOf, mediaUrl } from '../media/media.service.js';
 
 export const JOURNEY_TAGS = ['Journeys'];
@@ -36,4 +37,28 @@ export type JourneySuggestion = z.infer<typeof journeySuggestion>;
 /** The live media attached to each owner, in display order. */
 export function mediaOf(source: HotReadSource, ownerType: MediaOwnerType, ownerIds: string[]): Promise<Map<string, JourneyMedia[]>> {
   return liveMediaOf(source, ownerType, ownerIds, (r) => ({ id: r.id, url: mediaUrl(r.id), mediaType: r.media_type }));
+}
+
+/**
+ * A journey renames some v1 fields (`names`: the v1 field -> the v2 request's own), so a v1 refusal naming a v1 field
+ * would name a field the client never sent. This answers such a refusal with the request's own names (DESIGN section
+ * 15: 400 details {field, message}): in each field error and, as whole words, in the messages and the detail. Quoted
+ * text (a moderation rule's name, the prohibited word) is the client's or a curator's, never a field: it is kept.
+ */
+export async function withJourneyFieldNames<T>(names: Readonly<Record<string, string>>, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw renamedFields(error, new Map(Object.entries(names)));
+  }
+}
+
+function renamedFields(error: unknown, names: Map<string, string>): unknown {
+  if (!(error instanceof AppError) || !error.errors?.some((e) => names.has(e.field))) return error;
+  const words = new RegExp(`"[^"]*"|\\b(?:${[...names.keys()].join('|')})\\b`, 'g');
+  const rename = (text: string) => text.replace(words, (match) => names.get(match) ?? match);
+  return new AppError(error.code, error.problemCode, rename(error.message), {
+    errors: error.errors.map((e) => ({ field: names.get(e.field) ?? e.field, message: rename(e.message) })),
+    headers: error.headers,
+  });
 }
