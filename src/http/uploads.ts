@@ -20,11 +20,21 @@ export interface UploadOptions {
   field: string;
   /**
    * The largest file accepted: one limit for every type, or the limit of the type sniffed from the first bytes
-   * (called once, before the rest of the file is read).
+   * (called once, before the rest of the file is read; it may throw an `AppError` to refuse the file at once). It
+   * also receives the text fields received so far: those sent before the file, not those after it. A caller whose
+   * limit depends on a field must therefore bound the stream by the largest limit the field could give while that
+   * field is still missing, and apply the exact one when every part is in (`withUpload`'s `use`).
    */
-  maxBytes: UploadSizeLimit | ((mimeType: string) => UploadSizeLimit);
+  maxBytes: UploadSizeLimit | ((mimeType: string, fieldsSoFar: Readonly<Record<string, string>>) => UploadSizeLimit);
   /** MIME types accepted, as sniffed from the bytes (e.g. `image/png`, `application/pdf`). */
   allowedMimeTypes: readonly string[];
+  /**
+   * The largest limit `maxBytes` may give, when a function's may reach the parser's own cap (the app-wide multipart
+   * `fileSize`, 100 MB): the cap is then set `PARSER_CAP_MARGIN` above it for this request. The guard's refusal
+   * stops reading the body; at the parser's cap the file would only be truncated, and the whole rest of the body
+   * read, before the refusal. Without it the app-wide cap stays.
+   */
+  largestLimitBytes?: number;
   /** Largest text field value in bytes (default 10 000). */
   maxFieldBytes?: number;
   /** Directory of the temporary files (default `UPLOAD_TEMP_DIR`). */
@@ -81,12 +91,12 @@ interface Sniffed {
 }
 
 /** The type of the first bytes, refused unless allowed, and the byte limit of that type. */
-async function sniff(head: Buffer, options: UploadOptions): Promise<Sniffed> {
+async function sniff(head: Buffer, options: UploadOptions, fields: Readonly<Record<string, string>>): Promise<Sniffed> {
   const found = await fileTypeFromBuffer(head);
   if (!found || !options.allowedMimeTypes.includes(found.mime)) {
     throw badRequest(`Unsupported file type${found ? ` ${found.mime}` : ''}; allowed: ${options.allowedMimeTypes.join(', ')}.`, 'UNSUPPORTED_FILE_TYPE');
   }
-  const limit = typeof options.maxBytes === 'function' ? options.maxBytes(found.mime) : options.maxBytes;
+  const limit = typeof options.maxBytes === 'function' ? options.maxBytes(found.mime, fields) : options.maxBytes;
   return { mime: found.mime, ext: found.ext, limit };
 }
 
@@ -101,7 +111,10 @@ class UploadGuard extends Transform {
   private head: Buffer[] = [];
   private headBytes = 0;
 
-  constructor(private readonly options: UploadOptions) {
+  constructor(
+    private readonly options: UploadOptions,
+    private readonly fields: Readonly<Record<string, string>>,
+  ) {
     super();
   }
 
@@ -125,18 +138,21 @@ class UploadGuard extends Transform {
   private async release() {
     const head = Buffer.concat(this.head);
     this.head = [];
-    this.sniffed = await sniff(head, this.options);
+    this.sniffed = await sniff(head, this.options, { ...this.fields });
     if (this.sizeBytes > limitBytes(this.sniffed.limit)) throw tooLarge(this.sniffed.limit);
     this.push(head);
   }
 }
 
-/** Streams one file part to a new temporary file; the file is removed again when anything fails. */
-async function receiveFile(file: Readable & { truncated?: boolean }, options: UploadOptions) {
+/**
+ * Streams one file part to a new temporary file; the file is removed again when anything fails. `fields` are the
+ * text fields received before this file (its limit may depend on them).
+ */
+async function receiveFile(file: Readable & { truncated?: boolean }, options: UploadOptions, fields: Readonly<Record<string, string>>) {
   const dir = options.tempDir ?? UPLOAD_TEMP_DIR;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `${UPLOAD_TEMP_PREFIX}${randomUUID()}`);
-  const guard = new UploadGuard(options);
+  const guard = new UploadGuard(options, fields);
   try {
     await pipeline(file, guard, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
     if (file.truncated) throw tooLarge(guard.sniffed?.limit ?? null);
@@ -146,6 +162,15 @@ async function receiveFile(file: Readable & { truncated?: boolean }, options: Up
   }
   return { path, sizeBytes: guard.sizeBytes, sniffed: guard.sniffed };
 }
+
+/**
+ * How far above `largestLimitBytes` the parser's cap is set: more than the parser reads ahead of the guard (a few
+ * chunks), so that the guard has refused, and the parser stopped, before the cap truncates anything.
+ */
+const PARSER_CAP_MARGIN = 1024 * 1024;
+
+/** The parser's file size cap of this request: a margin above `largestLimitBytes`, else the app-wide one. */
+const parserFileCap = (options: UploadOptions) => (options.largestLimitBytes === undefined ? {} : { fileSize: options.largestLimitBytes + PARSER_CAP_MARGIN });
 
 /** A refusal sent while the client is still sending: the connection is closed after it, the rest never read. */
 function closingConnection(error: AppError, request: FastifyRequest) {
@@ -171,7 +196,7 @@ export async function readUpload(request: FastifyRequest, options: UploadOptions
   const fields: Record<string, string> = {};
   try {
     const parts = request.parts({
-      limits: { files: 1, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000 },
+      limits: { files: 1, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000, ...parserFileCap(options) },
       throwFileSizeLimit: true,
     } as Parameters<FastifyRequest['parts']>[0]);
     for await (const part of parts) {
@@ -181,7 +206,7 @@ export async function readUpload(request: FastifyRequest, options: UploadOptions
           filePart.file.destroy();
           throw validationFailed(filePart.fieldname, `unexpected file field; send the file in "${options.field}"`);
         }
-        file = { ...(await receiveFile(filePart.file, options)), name: filePart.filename };
+        file = { ...(await receiveFile(filePart.file, options, fields)), name: filePart.filename };
       } else {
         const value = part as MultipartValue;
         if (fields[value.fieldname] === undefined && typeof value.value === 'string') fields[value.fieldname] = value.value;
@@ -246,7 +271,7 @@ export async function readUploads(request: FastifyRequest, options: MultiUploadO
   const discardAll = () => Promise.all(received.map((f) => rm(f.path, { force: true }).catch(() => undefined)));
   try {
     const parts = request.parts({
-      limits: { files: options.maxFiles, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000 },
+      limits: { files: options.maxFiles, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000, ...parserFileCap(options) },
       throwFileSizeLimit: true,
     } as Parameters<FastifyRequest['parts']>[0]);
     for await (const part of parts) {
@@ -258,7 +283,7 @@ export async function readUploads(request: FastifyRequest, options: MultiUploadO
         }
         const position = received.length + 1;
         try {
-          const file = { ...(await receiveFile(filePart.file, options)), name: filePart.filename };
+          const file = { ...(await receiveFile(filePart.file, options, fields)), name: filePart.filename };
           received.push(file);
           if (file.sizeBytes === 0 || !file.sniffed) throw validationFailed(options.field, `file ${position} is empty`);
         } catch (error) {

@@ -9,7 +9,7 @@ import { sendStoredFile } from '../../http/stored-file.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from './media.formats.js';
 import { mediaAssetOutput, mediaUploadForm, uploadFields } from './media.schemas.js';
 import { openMediaFor } from './media-access.js';
-import { mediaUrl, purgeDeletedMedia, uploadLimitOf, uploadMedia } from './media.service.js';
+import { mediaUrl, purgeDeletedMedia, UPLOAD_LARGEST_LIMIT_BYTES, uploadMedia, uploadStreamLimitOf } from './media.service.js';
 
 const UPLOAD_PATH = '/api/v1/media/upload';
 const MEDIA_PATH = '/api/v1/media/{id}';
@@ -25,8 +25,16 @@ export const mediaRoutes: PlainRoutes = {
   register(app, deps) {
     app.post(UPLOAD_PATH, { config: { rateLimit: rateLimitRouteConfig(deps.config, 'write') } }, async (request, reply) => {
       const ctx = serviceContextOf(request, deps);
-      // Streamed to a temporary file with the sniffed type's limit; the file is removed when the request is done.
-      const created = await withUpload(request, { field: 'file', maxBytes: uploadLimitOf, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES }, (upload) => {
+      // Streamed to a temporary file under the sniffed type's limit (the declared purpose's when it came before the
+      // file, else the largest a purpose may still give); the exact limit applies once every field is in. The file
+      // is removed when the request is done.
+      const options = {
+        field: 'file',
+        maxBytes: uploadStreamLimitOf,
+        largestLimitBytes: UPLOAD_LARGEST_LIMIT_BYTES,
+        allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES,
+      };
+      const created = await withUpload(request, options, (upload) => {
         const fields = uploadFields.safeParse(upload.fields);
         if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
         return uploadMedia(ctx, { upload, fields: fields.data });
@@ -60,6 +68,10 @@ export const mediaRoutes: PlainRoutes = {
         summary: 'Upload an image, video or audio; answers the MediaAsset (201, Location)',
         description:
           'Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. ' +
+          'Limits vary by content: the optional field `purpose` (posts, events, marketplace or chat, before or after ' +
+          "`file`) applies that section's global limits instead (events: video up to 100 MB and 10 minutes; chat: no " +
+          'video, MEDIA_TYPE_NOT_ALLOWED; longer than the section allows: MEDIA_TOO_LONG); any other value is a 400 ' +
+          'naming `purpose`. ' +
           "The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio " +
           'whose duration cannot be read (or cannot be read within 5 seconds: MEDIA_ANALYSIS_TIMEOUT) are refused. ' +
           "Each user's stored bytes (media and documents) are limited by the system setting Media:UserQuotaBytes " +
@@ -72,7 +84,11 @@ export const mediaRoutes: PlainRoutes = {
             headers: z.object({ Location: z.string().meta({ description: '/api/v1/media/{id}' }) }),
             content: { 'application/json': { schema: mediaAssetOutput } },
           },
-          '400': { description: 'Missing file, unsupported type, too large, unreadable duration or invalid title/description' },
+          '400': {
+            description:
+              'Missing file, unsupported type, too large (FILE_TOO_LARGE), unreadable duration, invalid title/description/purpose, ' +
+              'or with `purpose` a type (MEDIA_TYPE_NOT_ALLOWED) or duration (MEDIA_TOO_LONG) that content type refuses',
+          },
           '401': { description: 'Unauthorized' },
           '413': { description: 'The storage quota of the caller would be exceeded (STORAGE_QUOTA_EXCEEDED)' },
         },

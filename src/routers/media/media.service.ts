@@ -8,12 +8,14 @@ import { readUploadHead, type Upload } from '../../platform/upload.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden, notFound } from '../../platform/problems.js';
 import type { Storage } from '../../platform/storage.js';
-import { UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
-import { mediaUrl } from './media-attach.js';
-import { classifyMime, IMAGE_HEADER_BYTES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE_PX, readImageDimensions } from './media.formats.js';
+import type { MediaSection, MediaType } from '../../entities/media.entity.js';
+import { zodFieldErrors } from '../../trpc/error-shape.js';
+import { GLOBAL_MEDIA_CONFIG, MAX_DURATION_SECONDS, type MediaSectionConfig, UPLOAD_MAX_BYTES } from '../media-config/media-config.defaults.js';
+import { CHAT_VIDEO_REFUSED, mediaUrl } from './media-attach.js';
+import { classifyMime, IMAGE_HEADER_BYTES, UPLOAD_SNIFFED_MIME_TYPES, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE_PX, readImageDimensions } from './media.formats.js';
 import { probeDuration } from './media-probe.js';
 import { assertStorageQuota, reserveStorage } from './storage-quota.js';
-import type { MediaAssetOutput, UploadFields } from './media.schemas.js';
+import { UPLOAD_PURPOSES, uploadPurpose, type MediaAssetOutput, type UploadFields } from './media.schemas.js';
 
 // The functions other domains call to attach, list and delete media (posts, events, items, chat).
 export {
@@ -44,12 +46,96 @@ export function toMediaOutput(asset: MediaAssetEntity): MediaAssetOutput {
 }
 
 const TYPE_NAMES = { IMAGE: 'images', VIDEO: 'videos', AUDIO: 'audio' } as const;
-const megabytes = (bytes: number) => `${bytes / (1024 * 1024)} MB`;
+const TYPE_WORDS = { IMAGE: 'image', VIDEO: 'video', AUDIO: 'audio' } as const;
+/** How the refusals name each purpose's content (as the attach does). */
+const PURPOSE_NOUNS: Record<MediaSection, string> = { posts: 'posts', events: 'events', marketplace: 'items', chat: 'chat messages' };
+const megabytes = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`);
+const minutes = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`);
 
-/** The byte limit of a sniffed type, named for the refusal: `readUpload` applies it while the file streams in. */
-export function uploadLimitOf(sniffedMime: string): { bytes: number; of: string } {
+type UploadLimit = { bytes: number; of: string };
+
+/**
+ * The general byte limit of a sniffed type (no `purpose`), named for the refusal. Other multipart routes
+ * (journeys' create-post) stream their files under it.
+ */
+export function uploadLimitOf(sniffedMime: string): UploadLimit {
   const { mediaType } = classifyMime(sniffedMime);
   return { bytes: UPLOAD_MAX_BYTES[mediaType], of: TYPE_NAMES[mediaType] };
+}
+
+function sectionLimitsOf(config: MediaSectionConfig, type: MediaType) {
+  if (type === 'IMAGE') return { enabled: config.imagesEnabled, mimeTypes: config.allowedImageMimeTypes, maxBytes: config.maxImageSizeBytes };
+  if (type === 'VIDEO') return { enabled: config.videosEnabled, mimeTypes: config.allowedVideoMimeTypes, maxBytes: config.maxVideoSizeBytes };
+  return { enabled: config.audioEnabled, mimeTypes: config.allowedAudioMimeTypes, maxBytes: config.maxAudioSizeBytes };
+}
+
+/**
+ * The byte limit of a sniffed type uploaded for `purpose`: that section's global limit (a territory may only
+ * tighten it, at attach time). A type the section never takes (chat video, items' WebM or MOV) is refused with
+ * the attach's wording.
+ */
+export function purposeLimitOf(sniffedMime: string, purpose: MediaSection): UploadLimit {
+  const { mimeType, mediaType } = classifyMime(sniffedMime);
+  const noun = PURPOSE_NOUNS[purpose];
+  const limits = sectionLimitsOf(GLOBAL_MEDIA_CONFIG[purpose], mediaType);
+  const refuse = (message: string) => badRequest(message, 'MEDIA_TYPE_NOT_ALLOWED', [{ field: 'file', message }]);
+  if (purpose === 'chat' && mediaType === 'VIDEO') throw refuse(CHAT_VIDEO_REFUSED);
+  if (!limits.enabled) throw refuse(`${TYPE_NAMES[mediaType].replace(/^./, (c) => c.toUpperCase())} are not allowed in ${noun}.`);
+  if (!limits.mimeTypes.includes(mimeType)) throw refuse(`${mimeType} is not allowed for ${noun}.`);
+  return { bytes: limits.maxBytes, of: `${TYPE_NAMES[mediaType]} in ${noun}` };
+}
+
+/** The declared purpose of an upload (a 400 naming `purpose` when the value is not a section). */
+export function parsePurpose(value: string | undefined): MediaSection | undefined {
+  if (value === undefined) return undefined;
+  const parsed = uploadPurpose.safeParse(value);
+  if (!parsed.success) {
+    throw badRequest(
+      'Validation failed',
+      'VALIDATION_FAILED',
+      zodFieldErrors(parsed.error).map((e) => ({ ...e, field: 'purpose' })),
+    );
+  }
+  return parsed.data;
+}
+
+/** The largest global limit of any section taking this type (0 when none does). */
+function largestPurposeLimit(mimeType: string, mediaType: MediaType): number {
+  return Math.max(
+    ...UPLOAD_PURPOSES.map((section) => {
+      const limits = sectionLimitsOf(GLOBAL_MEDIA_CONFIG[section], mediaType);
+      return limits.enabled && limits.mimeTypes.includes(mimeType) ? limits.maxBytes : 0;
+    }),
+  );
+}
+
+/** The largest limit `uploadStreamLimitOf` gives any file (events' video, 100 MB): `readUpload`'s `largestLimitBytes`. */
+export const UPLOAD_LARGEST_LIMIT_BYTES = Math.max(
+  ...Object.values(UPLOAD_MAX_BYTES),
+  ...UPLOAD_SNIFFED_MIME_TYPES.map((sniffed) => {
+    const { mimeType, mediaType } = classifyMime(sniffed);
+    return largestPurposeLimit(mimeType, mediaType);
+  }),
+);
+
+/**
+ * The byte limit `readUpload` streams a file under, from the text fields received before it. `purpose` received
+ * already: that section's limit, and a type it never takes (or an unknown value) is refused before the rest of the
+ * file is read. Not received (yet): it may still follow the file, so the stream is bounded by the largest limit any
+ * purpose gives the type (video: events' 100 MB) and `uploadMedia` applies the exact limit, general or declared,
+ * once every field is in. No purpose allows more than the general limit for images and audio, so those stream
+ * under their general limit exactly as without the field; only a video of 50 to 100 MB is read whole before its
+ * refusal.
+ */
+export function uploadStreamLimitOf(sniffedMime: string, fieldsSoFar: Readonly<Record<string, string>>): UploadLimit {
+  const purpose = parsePurpose(fieldsSoFar.purpose);
+  if (purpose) return purposeLimitOf(sniffedMime, purpose);
+  const general = uploadLimitOf(sniffedMime);
+  const { mimeType, mediaType } = classifyMime(sniffedMime);
+  const largest = largestPurposeLimit(mimeType, mediaType);
+  if (largest <= general.bytes) return general;
+  // Past it, no purpose (sent later or not at all) takes the file: the refusal names both limits.
+  return { bytes: largest, of: `${general.of} whatever the purpose (${megabytes(general.bytes)} for ${general.of} without one)` };
 }
 
 /** The duration of a video or audio upload, read in a worker under a time limit (a 400 when it cannot be read). */
@@ -66,8 +152,10 @@ async function durationOf(upload: Upload, mimeType: string, mediaType: 'VIDEO' |
 }
 
 /**
- * Stores an uploaded file as the caller's media asset. `readUpload` has already applied the sniffed type's size
- * limit (`uploadLimitOf`); here images must declare sane dimensions, video and audio must tell their duration, and
+ * Stores an uploaded file as the caller's media asset. `readUpload` has bounded the file while it streamed in
+ * (`uploadStreamLimitOf`); here, every field being in, the exact limit applies: the general one of the sniffed type
+ * (`uploadLimitOf`), or with `purpose` that section's global type, size and duration limits (`purposeLimitOf`,
+ * `MAX_DURATION_SECONDS`). Images must declare sane dimensions, video and audio must tell their duration, and
  * the caller's storage quota must hold the file. The bytes are copied to storage before the row is written (in a
  * transaction holding the caller's quota lock) and removed again when the row cannot be written.
  */
@@ -76,7 +164,8 @@ export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; 
   const userId = ctx.user.id;
   const { upload, fields } = input;
   const { mimeType, mediaType } = classifyMime(upload.mimeType);
-  const limit = uploadLimitOf(upload.mimeType);
+  const purpose = fields.purpose;
+  const limit = purpose ? purposeLimitOf(upload.mimeType, purpose) : uploadLimitOf(upload.mimeType);
   if (upload.sizeBytes > limit.bytes) {
     throw badRequest(`The file is larger than the limit of ${megabytes(limit.bytes)} for ${limit.of}.`, 'FILE_TOO_LARGE');
   }
@@ -93,6 +182,10 @@ export async function uploadMedia(ctx: ServiceContext, input: { upload: Upload; 
   // A first quota check before any bytes are copied; the binding one runs under the lock, with the insert.
   await assertStorageQuota(em, userId, upload.sizeBytes);
   const durationSeconds = mediaType === 'IMAGE' ? null : await durationOf(upload, mimeType, mediaType);
+  if (purpose && mediaType !== 'IMAGE' && durationSeconds !== null && durationSeconds > MAX_DURATION_SECONDS[purpose][mediaType]) {
+    const message = `The ${TYPE_WORDS[mediaType]} is longer than the limit of ${minutes(MAX_DURATION_SECONDS[purpose][mediaType])} for ${PURPOSE_NOUNS[purpose]}.`;
+    throw badRequest(message, 'MEDIA_TOO_LONG', [{ field: 'file', message }]);
+  }
 
   const id = newId();
   const storageKey = `media/${userId}/${id}.${upload.ext}`;
