@@ -1009,7 +1009,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask named residents or curators to make me RESIDENT */
+        /** Ask to become RESIDENT: up to 3 named recipients, else the curators, else the system admins */
         post: operations["joinRequests-create"];
         delete?: never;
         options?: never;
@@ -1539,7 +1539,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A territory's VALIDATED alerts, newest first */
+        /** A territory's VALIDATED alerts, newest first (needs ALERTPOSTS) */
         get: operations["alerts-list"];
         put?: never;
         /** Report an alert (members; needs ALERTPOSTS; PENDING until a curator validates it) */
@@ -1557,7 +1557,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A territory's VALIDATED alerts, newest first (paged) */
+        /** A territory's VALIDATED alerts, newest first (paged; needs ALERTPOSTS) */
         get: operations["alerts-paged"];
         put?: never;
         post?: never;
@@ -1580,7 +1580,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Validate or reject an alert (curator; repeatable) */
+        /** Validate or reject an alert (curator; needs ALERTPOSTS; repeatable) */
         patch: operations["alerts-validate"];
         trace?: never;
     };
@@ -2632,7 +2632,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My seller balance in the territory, projected from the ledger; 404 NO_SELLER_BALANCE before the first paid sale */
+        /** My seller balance in the territory in one currency (`currency`, default: that of my latest sale), projected from the ledger, with the currencies of my other balances; 404 NO_SELLER_BALANCE before the first paid sale (in that currency) */
         get: operations["payouts-myBalance"];
         put?: never;
         post?: never;
@@ -2649,7 +2649,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My seller transactions in the territory, newest first; 404 NO_SELLER_BALANCE before the first paid sale */
+        /** My seller transactions in the territory, newest first, by `skip` and `take` (default 20); 404 NO_SELLER_BALANCE before the first paid sale */
         get: operations["payouts-myTransactions"];
         put?: never;
         post?: never;
@@ -3589,7 +3589,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image, video or audio; answers the MediaAsset (201, Location)
-         * @description Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio whose duration cannot be read (or cannot be read within 5 seconds: MEDIA_ANALYSIS_TIMEOUT) are refused. Each user's stored bytes (media and documents) are limited by the system setting Media:UserQuotaBytes (413 STORAGE_QUOTA_EXCEEDED). Attaching media to content applies the territory's limits.
+         * @description Images JPEG, PNG or WebP up to 10 MB; videos MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. Limits vary by content: the optional field `purpose` (posts, events, marketplace or chat, before or after `file`) applies that section's global limits instead (events: video up to 100 MB and 10 minutes; chat: no video, MEDIA_TYPE_NOT_ALLOWED; longer than the section allows: MEDIA_TOO_LONG); any other value is a 400 naming `purpose`. The type is sniffed from the bytes (the client's Content-Type and file name are ignored); video and audio whose duration cannot be read (or cannot be read within 5 seconds: MEDIA_ANALYSIS_TIMEOUT) are refused. Each user's stored bytes (media and documents) are limited by the system setting Media:UserQuotaBytes (413 STORAGE_QUOTA_EXCEEDED). Attaching media to content applies the territory's limits.
          */
         post: {
             parameters: {
@@ -3881,7 +3881,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description invalid_request, invalid_scope or unsupported_grant_type */
+                /** @description invalid_request (also any body that is not form-encoded), invalid_scope or unsupported_grant_type */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3896,6 +3896,19 @@ export interface paths {
                 };
                 /** @description invalid_client */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            error: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type";
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description invalid_request: the body is over the limit */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4057,11 +4070,16 @@ export interface components {
         MediaUploadForm: {
             /**
              * Format: binary
-             * @description Image JPEG, PNG or WebP up to 10 MB; video MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB. The type is sniffed from the content; the duration of video and audio is read from the file.
+             * @description Image JPEG, PNG or WebP up to 10 MB; video MP4, WebM or MOV up to 50 MB; audio MP3, WAV or OGG up to 20 MB (without `purpose`; with it, the limits of that content type). The type is sniffed from the content; the duration of video and audio is read from the file.
              */
             file: string;
             title?: string;
             description?: string;
+            /**
+             * @description What the file is for (a media configuration section); it may be sent before or after `file`. Without it the general limits above apply. With it, that section's global limits apply instead, and a type the section never takes is refused (MEDIA_TYPE_NOT_ALLOWED): posts: images 10 MB; video 50 MB, 5 min; audio 10 MB, 5 min. events: images 10 MB; video 100 MB, 10 min; audio 20 MB, 10 min. marketplace: images 10 MB; video (video/mp4 only) 30 MB, 2 min; audio 5 MB, 2 min. chat: images 5 MB; no video; audio 2 MB, 1 min. Attaching still applies the territory's own (possibly tighter) limits.
+             * @enum {string}
+             */
+            purpose?: "posts" | "events" | "marketplace" | "chat";
         };
         FakePaymentWebhook: {
             id: string;
@@ -4613,6 +4631,7 @@ export interface components {
             items: components["schemas"]["CartLine"][];
             subtotalInCents: number;
             currency: string;
+            subtotals: components["schemas"]["CartSubtotal"][];
         };
         CartLine: {
             /** Format: uuid */
@@ -4646,6 +4665,10 @@ export interface components {
             /** @enum {string} */
             status: "ACTIVE" | "PAUSED";
             paymentsEnabled: boolean;
+        };
+        CartSubtotal: {
+            currency: string;
+            subtotalInCents: number;
         };
         JourneyCheckout: {
             order: components["schemas"]["Checkout"] | null;
@@ -4740,6 +4763,7 @@ export interface components {
             inTransitAmountInCents: number;
             paidAmountInCents: number;
             currency: string;
+            currencies: string[];
             /** Format: date-time */
             updatedAtUtc: string;
         };
@@ -5488,10 +5512,16 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
             transactionIds: string[];
+            lines: components["schemas"]["PayoutLine"][];
             failureReason: string | null;
             /** Format: date-time */
             createdAtUtc: string;
             completedAtUtc: string | null;
+        };
+        PayoutLine: {
+            /** Format: uuid */
+            transactionId: string;
+            amountInCents: number;
         };
         PayoutRunAccepted: {
             jobId: string;
@@ -10610,7 +10640,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    recipientUserIds: string[];
+                    recipientUserIds?: string[] | null;
                     message?: string | null;
                 };
             };
@@ -16769,7 +16799,10 @@ export interface operations {
     };
     "reports-reportUser": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also accepted in the body (which wins) */
+                territoryId?: string;
+            };
             header?: never;
             path: {
                 userId: string;
@@ -19496,7 +19529,9 @@ export interface operations {
     };
     "payouts-myBalance": {
         parameters: {
-            query?: never;
+            query?: {
+                currency?: string;
+            };
             header?: never;
             path: {
                 territoryId: string;
@@ -19572,7 +19607,10 @@ export interface operations {
     };
     "payouts-myTransactions": {
         parameters: {
-            query?: never;
+            query?: {
+                skip?: number;
+                take?: number;
+            };
             header?: never;
             path: {
                 territoryId: string;
