@@ -53,6 +53,10 @@ export const mapSeed: SeedStep = {
   async run(db, size) {
     const counts = mapCounts(size);
     const territoryId = await mapTerritoryId(db);
+    // Alerts show on the map only where the territory has them on (AlertPosts), as the bare route assumes.
+    await db.query(`update territory set enabled_flags = array_append(enabled_flags, 'ALERTPOSTS') where id = $1 and not 'ALERTPOSTS' = any(enabled_flags)`, [
+      territoryId,
+    ]);
     await db.query('select setseed(0.31)');
     await db.query(
       `insert into app_user (id, created_at_utc, display_name, auth_provider, external_id, identity_verification_status)

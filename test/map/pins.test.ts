@@ -46,7 +46,7 @@ describe('GET /api/v1/map/pins', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    territory = await newTerritory(t);
+    territory = await newTerritory(t, { flags: ['ALERTPOSTS'] });
     author = await newResident(t, territory);
     blockedAuthor = await newResident(t, territory);
 
@@ -269,6 +269,26 @@ describe('GET /api/v1/map/pins', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual([]);
+  });
+});
+
+describe('alert pins and the AlertPosts flag', () => {
+  it('show only where alerts are enabled (the spec: "alerts work only when enabled")', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    await insertAlert(t, territory, resident, { title: 'Flooded street', status: 'VALIDATED', latitude: -23.5, longitude: -46.6 });
+    const pins = async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/map/pins/paged?territoryId=${territory.id}&types=alert`, headers: resident.headers });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { items: Pin[]; totalCount: number };
+    };
+    expect(await pins()).toMatchObject({ items: [], totalCount: 0 });
+    await t.sql(`update territory set enabled_flags = array['ALERTPOSTS'] where id = $1`, [territory.id]);
+    const shown = await pins();
+    expect(shown.totalCount).toBe(1);
+    expect(shown.items.map((p) => [p.type, p.title])).toEqual([['alert', 'Flooded street']]);
+    const list = await t.app.inject({ method: 'GET', url: `/api/v1/map/pins?territoryId=${territory.id}`, headers: resident.headers });
+    expect((list.json() as Pin[]).filter((p) => p.type === 'alert')).toHaveLength(1);
   });
 });
 

@@ -54,13 +54,21 @@ const toPinOutput = (r: PinRow): PinOutput => ({
  * whom they blocked, and, for the pins (`pins`: the listings that show posts), which HIDDEN posts they still see (the
  * feed's rule: their own; all of them for the territory's curators and moderators).
  */
-async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: boolean): Promise<MapViewer> {
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: false): Promise<MapViewer>;
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: true): Promise<MapViewer & { alertsOn: boolean }>;
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: boolean): Promise<MapViewer & { alertsOn?: boolean }> {
   // Whether the caller has HIDDEN posts here is read with the access (a key probe), as the feed does: only then do
   // their statements carry the hidden posts' branches.
   const access = await requireTerritory(ctx, explicitTerritoryId, { ownHiddenPosts: pins });
   const viewer = { territoryId: access.territoryId, residentsOnlyVisible: access.seesResidentsOnly, blockedUserIds: access.blockedUserIds };
   if (!pins) return viewer;
-  return { ...viewer, ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}), seesAllHiddenPosts: seesAllHidden(access) };
+  return {
+    ...viewer,
+    ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}),
+    seesAllHiddenPosts: seesAllHidden(access),
+    // The spec: "alerts work only when enabled" (AlertPosts), on the map too.
+    alertsOn: access.hasFlag('ALERTPOSTS'),
+  };
 }
 
 // ---- Entities ----
@@ -217,8 +225,8 @@ export async function relateToEntity(ctx: ServiceContext, input: { entityId: str
 
 type PinsInput = PinFilters & { territoryId?: string };
 
-const pinFilter = (input: PinsInput) => ({
-  types: input.types ?? PIN_TYPES,
+const pinFilter = (input: PinsInput, alertsOn: boolean) => ({
+  types: (input.types ?? PIN_TYPES).filter((type) => alertsOn || type !== 'alert'),
   assetId: input.assetId,
   assetTypes: input.assetTypes,
   assetSubtypes: input.assetSubtypes,
@@ -226,7 +234,7 @@ const pinFilter = (input: PinsInput) => ({
 
 export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
   const viewer = await viewerOf(ctx, input.territoryId, true);
-  const query = pinsQuery(viewer, pinFilter(input), input.skip, input.take);
+  const query = pinsQuery(viewer, pinFilter(input, viewer.alertsOn), input.skip, input.take);
   return query ? (await runHotRead<PinRow>(ctx, query)).map(toPinOutput) : [];
 }
 
@@ -237,7 +245,7 @@ export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: n
  */
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
   const viewer = await viewerOf(ctx, input.territoryId, true);
-  const filter = pinFilter(input);
+  const filter = pinFilter(input, viewer.alertsOn);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const countsQuery = pinCountsQuery(viewer, filter);
   const [counts] = countsQuery ? await runHotRead<PinCounts>(ctx, countsQuery, { prepared: true }) : [];
