@@ -49,6 +49,17 @@ describe('POST /oauth/token: HTTP Basic credentials', () => {
     const res = await post({ 'content-type': FORM, authorization: basic(encoded) }, 'grant_type=client_credentials');
     expect(res.statusCode, res.body).toBe(200);
   });
+
+  it('one method per request (RFC 6749 section 2.3): Basic and a client_secret in the form is 400 invalid_request; a client_id beside Basic is fine', async () => {
+    const client = await newClient();
+    const auth = basic(`${client.clientId}:${client.clientSecret}`);
+    const before = await written();
+    const both = await post({ 'content-type': FORM, authorization: auth }, `grant_type=client_credentials&client_secret=${client.clientSecret}`);
+    expectOAuthError(both, 400, 'invalid_request');
+    expect(await written()).toEqual(before);
+    const withId = await post({ 'content-type': FORM, authorization: auth }, `grant_type=client_credentials&client_id=${client.clientId}`);
+    expect(withId.statusCode, withId.body).toBe(200);
+  });
 });
 
 describe('POST /oauth/token: bodies that are not form-urlencoded are 400 invalid_request', () => {

@@ -45,6 +45,10 @@ function tokenRequest(request: FastifyRequest, body: FormFields): TokenRequest {
   };
   const basic = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   if (basic?.[1]) {
+    // One authentication method per request (RFC 6749 section 2.3); a client_id in the form beside Basic is harmless.
+    if (request_.clientSecret !== undefined) {
+      throw new OAuthError('invalid_request', 'Send the client credentials one way: HTTP Basic or client_secret in the form, not both.', 400);
+    }
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const id = colon < 0 ? null : formDecode(decoded.slice(0, colon));
