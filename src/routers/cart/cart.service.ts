@@ -2,6 +2,7 @@ import type { AppConfig } from '../../config.js';
 import { execSql } from '../../db/sql.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, conflict, notFound, validationFailed } from '../../platform/problems.js';
+import { DEFAULT_CURRENCY } from '../../platform/currency.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { itemFacts } from '../items/items.queries.js';
@@ -9,7 +10,6 @@ import { cartCurrencies, cartLineOf, cartLines, type CartLineRow, ensureCart } f
 import type { AddCartItemInput, CartLineOutput, CartOutput, CartSubtotal, UpdateCartLineInput } from './cart.schemas.js';
 
 const MARKETPLACE = 'MARKETPLACEENABLED' as const;
-const DEFAULT_CURRENCY = 'BRL';
 
 /**
  * DESIGN section 13: item ACTIVE, pricing FIXED (with a price), store ACTIVE with payments enabled; and payments on

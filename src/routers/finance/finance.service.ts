@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { execSql, isoColumn } from '../../db/sql.js';
 import type { LedgerAccountKind } from '../../entities/ledger.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
+import { DEFAULT_CURRENCY } from '../../platform/currency.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { activePayoutConfig, MARKETPLACE, requireFinance } from '../payouts/payout-config.service.js';
@@ -28,7 +29,7 @@ async function currencyOf(em: EntityManager, territoryId: string, asked: string 
     `select currency from ledger_account where territory_id = ? and kind = 'platform_revenue' order by created_at_utc desc, id desc limit 1`,
     [territoryId],
   );
-  return row?.currency ?? 'BRL';
+  return row?.currency ?? DEFAULT_CURRENCY;
 }
 
 async function sumOf(em: EntityManager, territoryId: string, currency: string, kind: LedgerAccountKind): Promise<number> {
