@@ -4,6 +4,7 @@
  * the v2 journeys layer (which composes v1 services in one call) all build it the same way.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import type { AppConfig } from '../config.js';
 import type { IdentityVerificationStatus, SystemPermission } from '../entities/user.entity.js';
 import { clock as systemClock } from './clock.js';
@@ -57,3 +58,11 @@ export const isSystemAdmin = (user: AuthUser | null | undefined) => hasPermissio
 export function serviceContext(parts: Omit<ServiceContext, 'clock' | 'authSession'> & { clock?: Clock }): ServiceContext {
   return { ...parts, authSession: null, clock: parts.clock ?? systemClock };
 }
+
+/**
+ * The `X-Session-Id` header of the operations whose territory may come from the session's selection (the OpenAPI
+ * `requestHeaders` of their procedures; the services read it from the context).
+ */
+export const sessionTerritoryHeader = z.object({
+  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
+});

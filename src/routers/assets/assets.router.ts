@@ -3,12 +3,9 @@ import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { assetIdInput, assetListInput, assetOutput, assetPage, assetPagedInput, createAssetInput, curateInput, updateAssetInput } from './assets.schemas.js';
 import * as assets from './assets.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Assets'];
-/** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
-});
 
 export const assetsRouter = router({
   create: authedProcedure
@@ -18,7 +15,7 @@ export const assetsRouter = router({
         path: '/api/v1/assets',
         tags: TAGS,
         summary: 'Register a territory asset (verified residents or curators; Suggested until curated)',
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
       successStatus: 201,
     })
@@ -37,7 +34,7 @@ export const assetsRouter = router({
         path: '/api/v1/assets',
         tags: TAGS,
         summary: "The territory's assets, newest first (Suggested and Active unless status is given; type/types filter the type)",
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
     })
     .input(assetListInput)
@@ -45,7 +42,9 @@ export const assetsRouter = router({
     .query(({ ctx, input }) => assets.listAssets(ctx, input)),
 
   paged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/assets/paged', tags: TAGS, summary: "The territory's assets (paged)", requestHeaders: sessionHeader } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/assets/paged', tags: TAGS, summary: "The territory's assets (paged)", requestHeaders: sessionTerritoryHeader },
+    })
     .input(assetPagedInput)
     .output(assetPage)
     .query(({ ctx, input }) => assets.pageAssets(ctx, input)),

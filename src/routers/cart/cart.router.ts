@@ -11,12 +11,9 @@ import {
   updateCartLineByItemInput,
 } from './cart.schemas.js';
 import * as cart from './cart.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Marketplace'];
-/** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
-});
 const LINE_ID = 'The cart line id; the catalogue item id of a line in my cart is accepted too.';
 
 const add = (path: `/api/v1/${string}`) =>
@@ -49,7 +46,7 @@ const updateLine = (method: 'PATCH' | 'PUT') =>
 
 export const cartRouter = router({
   get: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/cart', tags: TAGS, summary: 'My cart in the territory', requestHeaders: sessionHeader } })
+    .meta({ openapi: { method: 'GET', path: '/api/v1/cart', tags: TAGS, summary: 'My cart in the territory', requestHeaders: sessionTerritoryHeader } })
     .input(getCartInput)
     .output(cartOutput)
     .query(({ ctx, input }) => cart.getCart(ctx, input)),

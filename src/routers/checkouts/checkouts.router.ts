@@ -14,10 +14,10 @@ import {
   storeOrdersInput,
 } from './checkouts.schemas.js';
 import * as checkouts from './checkouts.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Marketplace'];
-const checkoutHeaders = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
+const checkoutHeaders = sessionTerritoryHeader.extend({
   'Idempotency-Key': z
     .string()
     .min(1)

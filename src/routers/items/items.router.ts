@@ -3,12 +3,9 @@ import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { createItemInput, itemIdInput, itemOutput, itemPage, listItemsInput, pagedItemsInput, updateItemInput } from './items.schemas.js';
 import * as items from './items.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Marketplace'];
-/** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
-});
 
 export const itemsRouter = router({
   create: authedProcedure
@@ -31,7 +28,7 @@ export const itemsRouter = router({
         path: '/api/v1/items',
         tags: TAGS,
         summary: "The territory's ACTIVE items of ACTIVE stores, newest first (q: partial, case-insensitive title or description)",
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
     })
     .input(listItemsInput)
@@ -40,7 +37,13 @@ export const itemsRouter = router({
 
   paged: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/items/paged', tags: TAGS, summary: "The territory's ACTIVE items (paged)", requestHeaders: sessionHeader },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/items/paged',
+        tags: TAGS,
+        summary: "The territory's ACTIVE items (paged)",
+        requestHeaders: sessionTerritoryHeader,
+      },
     })
     .input(pagedItemsInput)
     .output(itemPage)

@@ -18,12 +18,9 @@ import {
 } from './map.schemas.js';
 import { CONFIRMATIONS_PATH } from './map.routes.js';
 import * as map from './map.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Map'];
-/** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
-});
 
 export const mapRouter = router({
   entities: authedProcedure
@@ -34,7 +31,7 @@ export const mapRouter = router({
         tags: TAGS,
         summary:
           "The territory's map entities (SUGGESTED and VALIDATED; RESIDENTS_ONLY to residents, the territory's curators and moderators and system admins; blocked users' hidden)",
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
     })
     .input(entityListInput)
@@ -48,7 +45,7 @@ export const mapRouter = router({
         path: '/api/v1/map/entities/paged',
         tags: TAGS,
         summary: "The territory's map entities (paged)",
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
     })
     .input(entityPagedInput)
@@ -62,7 +59,7 @@ export const mapRouter = router({
         path: '/api/v1/map/entities',
         tags: TAGS,
         summary: 'Suggest a map entity (members; SUGGESTED)',
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
       successStatus: 201,
     })
@@ -117,7 +114,7 @@ export const mapRouter = router({
         path: '/api/v1/map/pins',
         tags: TAGS,
         summary: 'Map pins of the territory (entity, post, event, asset, alert, media), by type then newest first',
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
     })
     .input(pinListInput)
@@ -126,7 +123,13 @@ export const mapRouter = router({
 
   pinsPaged: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/map/pins/paged', tags: TAGS, summary: 'Map pins of the territory (paged)', requestHeaders: sessionHeader },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/map/pins/paged',
+        tags: TAGS,
+        summary: 'Map pins of the territory (paged)',
+        requestHeaders: sessionTerritoryHeader,
+      },
     })
     .input(pinPagedInput)
     .output(pinPage)

@@ -3,12 +3,9 @@ import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { listStoresInput, storeIdInput, storeOutput, updateStoreInput, upsertStoreInput } from './stores.schemas.js';
 import * as stores from './stores.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Marketplace'];
-/** Documents the session header that may supply the territory. */
-const sessionHeader = z.object({
-  'X-Session-Id': z.string().min(1).optional().describe('Session whose selected territory applies when territoryId is absent.'),
-});
 
 export const storesRouter = router({
   upsert: authedProcedure
@@ -18,7 +15,7 @@ export const storesRouter = router({
         path: '/api/v1/stores',
         tags: TAGS,
         summary: 'Open my store in the territory (verified residents or curators); a repeat updates it (200)',
-        requestHeaders: sessionHeader,
+        requestHeaders: sessionTerritoryHeader,
       },
       successStatus: 201,
       idempotentRepeat: true,
@@ -33,7 +30,9 @@ export const storesRouter = router({
     }),
 
   list: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/stores', tags: TAGS, summary: "The territory's ACTIVE stores, by name", requestHeaders: sessionHeader } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/stores', tags: TAGS, summary: "The territory's ACTIVE stores, by name", requestHeaders: sessionTerritoryHeader },
+    })
     .input(listStoresInput)
     .output(z.array(storeOutput))
     .query(({ ctx, input }) => stores.listStores(ctx, input)),
