@@ -12174,7 +12174,10 @@ export interface operations {
                 skip?: number;
                 take?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12248,7 +12251,10 @@ export interface operations {
     "events-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12338,7 +12344,10 @@ export interface operations {
                 pageNumber?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12852,7 +12861,10 @@ export interface operations {
                 skip?: number;
                 take?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12926,7 +12938,10 @@ export interface operations {
     "alerts-report": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13007,7 +13022,10 @@ export interface operations {
                 pageNumber?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13170,7 +13188,10 @@ export interface operations {
                 skip?: number;
                 take?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13244,7 +13265,10 @@ export interface operations {
     "feed-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13262,6 +13286,7 @@ export interface operations {
                     mediaIds?: string[];
                     tags?: string[];
                     mapEntityId?: string | null;
+                    /** @default [] */
                     assetIds?: string[];
                 };
             };
@@ -13335,7 +13360,10 @@ export interface operations {
                 pageNumber?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16803,7 +16831,10 @@ export interface operations {
                 /** @description Also accepted in the body (which wins) */
                 territoryId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -16895,7 +16926,10 @@ export interface operations {
                 skip?: number;
                 take?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16975,7 +17009,10 @@ export interface operations {
                 pageNumber?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Session whose selected territory applies when territoryId is absent. */
+                "X-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };

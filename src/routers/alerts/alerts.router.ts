@@ -3,6 +3,7 @@ import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { alertOutput, alertPage, listAlertsInput, pagedAlertsInput, reportAlertInput, validateAlertInput } from './alerts.schemas.js';
 import * as alerts from './alerts.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Alerts'];
 
@@ -12,6 +13,7 @@ export const alertsRouter = router({
       openapi: {
         method: 'POST',
         path: '/api/v1/alerts',
+        requestHeaders: sessionTerritoryHeader,
         tags: TAGS,
         summary: 'Report an alert (members; needs ALERTPOSTS; PENDING until a curator validates it)',
       },
@@ -22,14 +24,28 @@ export const alertsRouter = router({
     .mutation(({ ctx, input }) => alerts.reportAlert(ctx, input)),
 
   list: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/alerts', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (needs ALERTPOSTS)" } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/alerts',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: "A territory's VALIDATED alerts, newest first (needs ALERTPOSTS)",
+      },
+    })
     .input(listAlertsInput)
     .output(z.array(alertOutput))
     .query(({ ctx, input }) => alerts.listAlerts(ctx, input)),
 
   paged: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/alerts/paged', tags: TAGS, summary: "A territory's VALIDATED alerts, newest first (paged; needs ALERTPOSTS)" },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/alerts/paged',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: "A territory's VALIDATED alerts, newest first (paged; needs ALERTPOSTS)",
+      },
     })
     .input(pagedAlertsInput)
     .output(alertPage)

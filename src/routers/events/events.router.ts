@@ -14,13 +14,20 @@ import {
   pagedEventsInput,
 } from './events.schemas.js';
 import * as events from './events.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Events'];
 
 export const eventsRouter = router({
   create: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/events', tags: TAGS, summary: 'Create an event (members; X-Session-Id may supply the territory)' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/events',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: 'Create an event (members; X-Session-Id may supply the territory)',
+      },
       successStatus: 201,
     })
     .input(createEventInput)
@@ -32,13 +39,23 @@ export const eventsRouter = router({
     }),
 
   list: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/events', tags: TAGS, summary: "A territory's events, upcoming first" } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/events', requestHeaders: sessionTerritoryHeader, tags: TAGS, summary: "A territory's events, upcoming first" },
+    })
     .input(listEventsInput)
     .output(z.array(eventOutput))
     .query(({ ctx, input }) => events.listEvents(ctx, input)),
 
   paged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/events/paged', tags: TAGS, summary: "A territory's events, upcoming first (paged)" } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/events/paged',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: "A territory's events, upcoming first (paged)",
+      },
+    })
     .input(pagedEventsInput)
     .output(eventPage)
     .query(({ ctx, input }) => events.pageEvents(ctx, input)),

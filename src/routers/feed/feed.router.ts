@@ -19,13 +19,20 @@ import {
   updatePostInput,
 } from './feed.schemas.js';
 import * as feed from './feed.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Feed'];
 
 export const feedRouter = router({
   list: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/feed', tags: TAGS, summary: "A territory's feed, newest first (territoryId or X-Session-Id)" },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/feed',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: "A territory's feed, newest first (territoryId or X-Session-Id)",
+      },
       rateLimit: 'feedRead',
     })
     .input(feedListInput)
@@ -34,7 +41,7 @@ export const feedRouter = router({
 
   paged: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/feed/paged', tags: TAGS, summary: "A territory's feed (paged)" },
+      openapi: { method: 'GET', path: '/api/v1/feed/paged', requestHeaders: sessionTerritoryHeader, tags: TAGS, summary: "A territory's feed (paged)" },
       rateLimit: 'feedRead',
     })
     .input(feedPagedInput)
@@ -70,7 +77,13 @@ export const feedRouter = router({
 
   create: authedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/feed', tags: TAGS, summary: 'Create a post (RESIDENT of the territory)' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/feed',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: 'Create a post (RESIDENT of the territory)',
+      },
       successStatus: 201,
     })
     .input(createPostInput)

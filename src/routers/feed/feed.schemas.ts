@@ -84,8 +84,6 @@ const tags = z
   .max(20)
   .transform((list) => [...new Set(list)]);
 
-// Stored ids compare with the database's lower-case text form.
-const lowerId = zId.transform((id) => id.toLowerCase());
 
 export const createPostInput = z.object({
   /** Else the territory selected for the `X-Session-Id` session. */
@@ -97,10 +95,10 @@ export const createPostInput = z.object({
   mediaIds: z.array(zId).max(50).default([]),
   tags: tags.default([]),
   /** A map entity of the territory the post is about. */
-  mapEntityId: lowerId.nullish(),
+  mapEntityId: zId.nullish(),
   /** Territory assets the post refers to, as context. */
   assetIds: z
-    .array(lowerId)
+    .array(zId)
     .max(20)
     .default([])
     .transform((list) => [...new Set(list)]),
@@ -123,7 +121,7 @@ const feedFilters = {
   territoryId: zId.optional(),
   filterByInterests: queryFlag,
   mapEntityId: zId.optional(),
-  assetId: lowerId.optional(),
+  assetId: zId.optional(),
 };
 export const feedListInput = z.object({ ...feedFilters, ...skipTakeInput() });
 export const feedPagedInput = z.object({ ...feedFilters, ...pageInput });

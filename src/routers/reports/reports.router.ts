@@ -3,6 +3,7 @@ import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { listReportsInput, pagedReportsInput, reportOutput, reportPage, reportPostInput, reportUserInput } from './reports.schemas.js';
 import * as reports from './reports.service.js';
+import { sessionTerritoryHeader } from '../../platform/service-context.js';
 
 const TAGS = ['Moderation'];
 
@@ -31,6 +32,7 @@ export const reportsRouter = router({
       openapi: {
         method: 'POST',
         path: '/api/v1/reports/users/{userId}',
+        requestHeaders: sessionTerritoryHeader,
         tags: TAGS,
         summary: 'Report a user in a territory (201; 200 with my report of them within the dedup window)',
       },
@@ -51,6 +53,7 @@ export const reportsRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/v1/reports',
+        requestHeaders: sessionTerritoryHeader,
         tags: TAGS,
         summary: "A territory's reports, newest first (curators and moderators; X-Session-Id may supply the territory)",
       },
@@ -60,7 +63,15 @@ export const reportsRouter = router({
     .query(({ ctx, input }) => reports.listReports(ctx, input)),
 
   paged: authedProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/reports/paged', tags: TAGS, summary: "A territory's reports, newest first (paged)" } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/reports/paged',
+        requestHeaders: sessionTerritoryHeader,
+        tags: TAGS,
+        summary: "A territory's reports, newest first (paged)",
+      },
+    })
     .input(pagedReportsInput)
     .output(reportPage)
     .query(({ ctx, input }) => reports.pageReports(ctx, input)),
