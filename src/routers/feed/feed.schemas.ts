@@ -84,7 +84,6 @@ const tags = z
   .max(20)
   .transform((list) => [...new Set(list)]);
 
-
 export const createPostInput = z.object({
   /** Else the territory selected for the `X-Session-Id` session. */
   territoryId: zId.nullish(),
