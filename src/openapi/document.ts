@@ -107,25 +107,23 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
           if (success.idempotentRepeat) operation.responses['200'] = { ...ok, description: 'Already existed: the existing resource (idempotent repeat)' };
         }
       }
+      const errorBody = (status: string) => ({
+        description: ERROR_TEXT[status] ?? 'Error',
+        content: isJourney
+          ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
+          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      });
       for (const status of Object.keys(operation.responses)) {
         if (Number(status) < 400) continue;
         // The token endpoint answers its errors in RFC 6749's own body, as its route declares (not problem details).
         if (path === OAUTH_TOKEN_PATH && status !== '429') continue;
-        operation.responses[status] = {
-          description: ERROR_TEXT[status] ?? 'Error',
-          content: isJourney
-            ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
-            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-        };
+        operation.responses[status] = errorBody(status);
       }
-      if (!operation.responses['429']) {
-        operation.responses['429'] = {
-          description: ERROR_TEXT['429'],
-          content: isJourney
-            ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
-            : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-        };
-      }
+      if (!operation.responses['429']) operation.responses['429'] = errorBody('429');
+      // An id in the path names something that may not exist (or not be visible to the caller): 404. The generator
+      // lists it for GET and DELETE only.
+      if (path.includes('{') && !operation.responses['404']) operation.responses['404'] = errorBody('404');
+      operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)));
     }
   }
   return doc;
