@@ -137,6 +137,8 @@ const ROLE_REFUSALS: Record<'member' | 'resident' | 'verifiedResident', { messag
 function flagRefusal(flag: TerritoryFeatureFlag): AppError {
   if (flag === 'MARKETPLACEENABLED') return notFound('Marketplace of this territory', 'MARKETPLACE_DISABLED');
   if (flag.startsWith('CHAT')) return notFound('Chat of this territory', 'CHAT_DISABLED');
+  // The spec: alerts work only when AlertPosts is enabled; a switched-off domain does not exist there, as above.
+  if (flag === 'ALERTPOSTS') return new AppError('NOT_FOUND', 'ALERTS_DISABLED', 'Alerts are not enabled in this territory (feature flag ALERTPOSTS).');
   return new AppError('FORBIDDEN', 'FEATURE_DISABLED', `This territory has not enabled ${flag}.`);
 }
 

@@ -33,25 +33,15 @@ function toOutput(a: AlertEntity | AlertFacts): AlertOutput {
   };
 }
 
-/**
- * The territory of an alerts operation (as `requireTerritory` reads it), refused unless ALERTPOSTS is on: the spec
- * says alerts work only when that flag is enabled. Every alerts operation (report, list, validate) answers a
- * territory without it 404 ALERTS_DISABLED, as the marketplace and chat answer when switched off (DESIGN sections 13
- * and 14): a switched-off domain does not exist there, for anyone. So the flag is checked before the caller's role,
- * in the order `requireTerritory` checks its own flags (that helper would answer this flag 403 FEATURE_DISABLED).
- */
-async function alertsTerritory(ctx: ServiceContext, territoryId: string | null | undefined, status?: 'ANY') {
-  const access = await requireTerritory(ctx, territoryId, status ? { status } : {});
-  if (!access.hasFlag('ALERTPOSTS')) throw new AppError('NOT_FOUND', 'ALERTS_DISABLED', 'Alerts are not enabled in this territory (feature flag ALERTPOSTS).');
-  return access;
-}
+/** Every alerts operation needs the territory's ALERTPOSTS flag (else 404 ALERTS_DISABLED, before the caller's role). */
+const ALERTS = { flag: 'ALERTPOSTS' } as const;
 
 /**
  * A member (VISITOR or RESIDENT) reports an alert in a territory with ALERTPOSTS enabled. The alert starts PENDING
  * with a PENDING (not visible) ALERT feed post, in one transaction.
  */
 export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput): Promise<AlertOutput> {
-  const access = await alertsTerritory(ctx, input.territoryId);
+  const access = await requireTerritory(ctx, input.territoryId, ALERTS);
   if (!access.is('member')) throw forbidden('Only members (visitors or residents) of this territory can report alerts.', 'NOT_MEMBER');
   const { em, user } = ctx;
   const { territoryId } = access;
@@ -91,13 +81,13 @@ export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput):
 
 /** A territory's VALIDATED alerts, newest first; read on the pool, given the context, so a listing never forks its manager. */
 export async function listAlerts(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
-  const { territoryId } = await alertsTerritory(ctx, input.territoryId);
+  const { territoryId } = await requireTerritory(ctx, input.territoryId, ALERTS);
   const rows = await runHotRead<AlertFacts>(ctx, validatedAlertsQuery(territoryId, input.skip, input.take));
   return rows.map(toOutput);
 }
 
 export async function pageAlerts(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
-  const { territoryId } = await alertsTerritory(ctx, input.territoryId);
+  const { territoryId } = await requireTerritory(ctx, input.territoryId, ALERTS);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
     runHotRead<AlertFacts>(ctx, validatedAlertsQuery(territoryId, offset, limit)),
@@ -126,7 +116,7 @@ export async function validateAlert(ctx: ServiceContext, input: { alertId: strin
   const { alertId, validated } = input;
   const found = await em.findOne(Alert, { id: alertId });
   if (!found) throw notFound('Alert');
-  const access = await alertsTerritory(ctx, found.territoryId, 'ANY');
+  const access = await requireTerritory(ctx, found.territoryId, { ...ALERTS, status: 'ANY' });
   if (!access.holds('CURATOR')) throw forbidden('This operation requires CURATOR in this territory.');
 
   return em.transactional(async (tx) => {

@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
-import { requireTerritory } from '../../policy/territory-access.js';
+import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { seesAllHidden } from '../feed/feed.service.js';
 import {
   entityByIdQuery,
@@ -54,33 +54,25 @@ const toPinOutput = (r: PinRow): PinOutput => ({
  * whom they blocked, and, for the pins (`pins`: the listings that show posts), which HIDDEN posts they still see (the
  * feed's rule: their own; all of them for the territory's curators and moderators).
  */
-async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: false): Promise<MapViewer>;
-async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: true): Promise<MapViewer & { alertsOn: boolean }>;
-async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: boolean): Promise<MapViewer & { alertsOn?: boolean }> {
+async function viewerOf(ctx: ServiceContext, explicitTerritoryId: string | undefined, pins: boolean): Promise<{ viewer: MapViewer; access: TerritoryAccess }> {
   // Whether the caller has HIDDEN posts here is read with the access (a key probe), as the feed does: only then do
   // their statements carry the hidden posts' branches.
   const access = await requireTerritory(ctx, explicitTerritoryId, { ownHiddenPosts: pins });
   const viewer = { territoryId: access.territoryId, residentsOnlyVisible: access.seesResidentsOnly, blockedUserIds: access.blockedUserIds };
-  if (!pins) return viewer;
-  return {
-    ...viewer,
-    ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}),
-    seesAllHiddenPosts: seesAllHidden(access),
-    // The spec: "alerts work only when enabled" (AlertPosts), on the map too.
-    alertsOn: access.hasFlag('ALERTPOSTS'),
-  };
+  if (!pins) return { viewer, access };
+  return { viewer: { ...viewer, ...(access.hasOwnHiddenPosts ? { userId: ctx.user.id } : {}), seesAllHiddenPosts: seesAllHidden(access) }, access };
 }
 
 // ---- Entities ----
 
 export async function listEntities(ctx: ServiceContext, input: { territoryId?: string; skip: number; take: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId, false);
+  const { viewer } = await viewerOf(ctx, input.territoryId, false);
   const rows = await runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, input.skip, input.take));
   return rows.map(toEntityOutput);
 }
 
 export async function pageEntities(ctx: ServiceContext, input: { territoryId?: string; pageNumber: number; pageSize: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId, false);
+  const { viewer } = await viewerOf(ctx, input.territoryId, false);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const [rows, count] = await Promise.all([
     runHotRead<MapEntityRow>(ctx, entityListQuery(viewer, offset, limit)),
@@ -225,16 +217,17 @@ export async function relateToEntity(ctx: ServiceContext, input: { entityId: str
 
 type PinsInput = PinFilters & { territoryId?: string };
 
-const pinFilter = (input: PinsInput, alertsOn: boolean) => ({
-  types: (input.types ?? PIN_TYPES).filter((type) => alertsOn || type !== 'alert'),
+/** The pins asked for; alert pins only where alerts are enabled (the spec: "alerts work only when enabled", AlertPosts). */
+const pinFilter = (input: PinsInput, access: TerritoryAccess) => ({
+  types: (input.types ?? PIN_TYPES).filter((type) => type !== 'alert' || access.hasFlag('ALERTPOSTS')),
   assetId: input.assetId,
   assetTypes: input.assetTypes,
   assetSubtypes: input.assetSubtypes,
 });
 
 export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: number; take: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId, true);
-  const query = pinsQuery(viewer, pinFilter(input, viewer.alertsOn), input.skip, input.take);
+  const { viewer, access } = await viewerOf(ctx, input.territoryId, true);
+  const query = pinsQuery(viewer, pinFilter(input, access), input.skip, input.take);
   return query ? (await runHotRead<PinRow>(ctx, query)).map(toPinOutput) : [];
 }
 
@@ -244,8 +237,8 @@ export async function listPins(ctx: ServiceContext, input: PinsInput & { skip: n
  * where, then just those slices.
  */
 export async function pagePins(ctx: ServiceContext, input: PinsInput & { pageNumber: number; pageSize: number }) {
-  const viewer = await viewerOf(ctx, input.territoryId, true);
-  const filter = pinFilter(input, viewer.alertsOn);
+  const { viewer, access } = await viewerOf(ctx, input.territoryId, true);
+  const filter = pinFilter(input, access);
   const { offset, limit } = pageOffset(input.pageNumber, input.pageSize);
   const countsQuery = pinCountsQuery(viewer, filter);
   const [counts] = countsQuery ? await runHotRead<PinCounts>(ctx, countsQuery, { prepared: true }) : [];
