@@ -18,10 +18,9 @@ import { countForks, type Read } from '../setup/forks.js';
 let t: TestApp;
 let withForks: ReturnType<typeof countForks>['withForks'];
 let expectReadsWithoutFork: ReturnType<typeof countForks>['expectReadsWithoutFork'];
-let forks: () => number;
 beforeAll(async () => {
   t = await createTestApp();
-  ({ withForks, expectReadsWithoutFork, forks } = countForks(t));
+  ({ withForks, expectReadsWithoutFork } = countForks(t));
 });
 afterAll(() => t.close());
 
@@ -194,10 +193,10 @@ describe('the lazy fork of a REST request', () => {
 
   it('forks once, on first read; an assigned manager replaces it; a copy with its own `em` reads through that one', async () => {
     const ctx = withLazyFork({ user: null as null }, root());
-    const before = forks();
-    const first = ctx.em;
-    expect(ctx.em).toBe(first);
-    expect(forks() - before).toBe(1);
+    const read = await withForks(async () => [ctx.em, ctx.em]);
+    const [first] = read.value;
+    expect(read.value[1]).toBe(first);
+    expect(read.forks).toBe(1);
     expect(first).not.toBe(root());
 
     const other = withLazyFork({}, root());
@@ -213,11 +212,13 @@ describe('the lazy fork of a REST request', () => {
       .transactional(async (tx) => {
         await tx.execute(`select set_config('app.lazy_fork_probe', 'in the transaction', true)`);
         const query = { sql: `select coalesce(current_setting('app.lazy_fork_probe', true), '') as v`, params: [] };
-        const before = forks();
-        expect(await runHotRead<{ v: string }>(unforked, query)).toEqual([{ v: '' }]);
-        expect(await runHotRead<{ v: string }>({ ...unforked, em: tx as EntityManager }, query)).toEqual([{ v: 'in the transaction' }]);
+        const reads = await withForks(async () => [
+          await runHotRead<{ v: string }>(unforked, query),
+          await runHotRead<{ v: string }>({ ...unforked, em: tx as EntityManager }, query),
+        ]);
+        expect(reads.value).toEqual([[{ v: '' }], [{ v: 'in the transaction' }]]);
         // The copy took nothing of the context's manager: the context is still unforked, and reads on the pool.
-        expect(forks() - before).toBe(0);
+        expect(reads.forks).toBe(0);
         expect(await runHotRead<{ v: string }>(unforked, query)).toEqual([{ v: '' }]);
       });
   });
