@@ -94,7 +94,19 @@ export async function createTestApp(env: Record<string, string> = {}, options?: 
     ...built,
     databaseUrl,
     async sql<T>(text: string, params: unknown[] = []) {
-      return (await pool.query(text, params)).rows as T[];
+      const client = await pool.connect();
+      try {
+        return (await client.query(text, params)).rows as T[];
+      } catch (error) {
+        // `pg` rejects at PostgreSQL's error message, before the backend has aborted the statement's transaction and
+        // released its row locks: a statement the test sends next on another connection could still find them held
+        // (a `skip locked` then skips the row; fresh-clone CI, 2026-11-28). The next query on this connection runs
+        // only once the backend is ready again, so the failure is over when this one answers.
+        await client.query('select 1').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
     },
     async close() {
       await built.close();
