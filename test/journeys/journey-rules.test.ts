@@ -45,7 +45,7 @@ describe('v2 error bodies', () => {
 
   it('429: Retry-After 60, the v2 fields and the spec’s 429 fields in one body', async () => {
     const user = await newVisitor(t, territory);
-    const url = `/feed/territory-feed?territoryId=${territory.id}`;
+    const url = `/events/territory-events?territoryId=${territory.id}`;
     let res = await v2(t, 'GET', url, { client, user });
     for (let i = 0; i < GLOBAL_LIMIT + 1 && res.statusCode !== 429; i++) res = await v2(t, 'GET', url, { client, user });
     expect(res.statusCode, res.body).toBe(429);
@@ -59,9 +59,25 @@ describe('v2 error bodies', () => {
       title: 'Too Many Requests',
       status: 429,
       detail: 'Rate limit exceeded. Please try again later.',
-      instance: '/api/v2/journeys/feed/territory-feed',
+      instance: '/api/v2/journeys/events/territory-events',
     });
     expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+  });
+});
+
+describe('rate-limit buckets', () => {
+  it('the feed screen is a feed read (spec Limits): it counts with GET /api/v1/feed, not in the global bucket', async () => {
+    const user = await newVisitor(t, territory);
+    const remaining = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-ratelimit-remaining']);
+    const v1 = await t.app.inject({ method: 'GET', url: `/api/v1/feed?territoryId=${territory.id}`, headers: user.headers });
+    expect(v1.statusCode).toBe(200);
+    const screen = await v2(t, 'GET', `/feed/territory-feed?territoryId=${territory.id}`, { client, user });
+    expect(screen.statusCode, screen.body).toBe(200);
+    expect(screen.headers['x-ratelimit-limit']).toBe('1000');
+    expect(remaining(screen)).toBe(remaining(v1) - 1);
+    // Far past the global bucket's 5: every screen is still served.
+    for (let i = 0; i < GLOBAL_LIMIT + 1; i++)
+      expect((await v2(t, 'GET', `/feed/territory-feed?territoryId=${territory.id}&pageNumber=${i + 2}`, { client, user })).statusCode).toBe(200);
   });
 });
 

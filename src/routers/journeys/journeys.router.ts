@@ -115,6 +115,8 @@ export const journeysRouter = router({
         summary: "A territory's feed screen: posts with counts, media, event, author and the user's interactions",
         protect: true,
       },
+      // A feed read (spec Limits): the same bucket as GET /api/v1/feed, so a user's feed reads count together.
+      rateLimit: 'feedRead',
     })
     .input(territoryFeedInput)
     .output(territoryFeedOutput)
