@@ -18,7 +18,9 @@ export function sanitizeText(value: string): string {
 
 /**
  * Free text from a client: sanitized before the length checks, so limits apply to what is stored.
- * Every schema that takes free text uses these helpers.
+ * Every schema that takes free text uses these helpers. The limits are stated on the input too (`meta`): the OpenAPI
+ * document describes a pipe by its input, a plain string, and clients in other languages would not see them. A text
+ * within them is always accepted; a longer one is accepted only if sanitizing brings it within.
  */
 export const zText = (opts: { min?: number; max: number }) =>
   z
@@ -29,13 +31,15 @@ export const zText = (opts: { min?: number; max: number }) =>
         .string()
         .min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty')
         .max(opts.max),
-    );
+    )
+    .meta((opts.min ?? 1) > 0 ? { minLength: opts.min ?? 1, maxLength: opts.max } : { maxLength: opts.max });
 
 export const zOptionalText = (max: number) =>
   z
     .string()
     .transform(sanitizeText)
     .pipe(z.string().max(max))
+    .meta({ maxLength: max })
     .nullish()
     .transform((v) => (v ? v : null));
 

@@ -250,6 +250,15 @@ describe('multipart operations refuse a body that is not multipart', () => {
 });
 
 describe('(d) the document', () => {
+  it('states the length limits of sanitized free text (a pipe is documented by its input)', () => {
+    const fieldsOf = (path: string, method: string) => resolveRef(doc.paths[path]![method]!.requestBody!.content!['application/json']!.schema)!.properties!;
+    const post = fieldsOf('/api/v1/feed', 'post') as Record<string, { minLength?: number; maxLength?: number }>;
+    expect(post.title).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(post.content).toMatchObject({ type: 'string', minLength: 1, maxLength: 5000 });
+    const cartLine = fieldsOf('/api/v1/cart', 'post') as Record<string, { anyOf?: { maxLength?: number }[] }>;
+    expect(cartLine.notes?.anyOf?.[0]?.maxLength).toBeGreaterThan(0);
+  });
+
   it('is valid OpenAPI 3.1', async () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
     // The validator dereferences in place: give it a copy.

@@ -19,7 +19,9 @@ const geoAnchor = z.object({ latitude: zLatitude, longitude: zLongitude }).meta(
 const assetType = z
   .string()
   .transform((v) => sanitizeText(v).toLowerCase())
-  .pipe(z.string().min(1, 'must not be empty').max(ASSET_TYPE_MAX));
+  .pipe(z.string().min(1, 'must not be empty').max(ASSET_TYPE_MAX))
+  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
+  .meta({ minLength: 1, maxLength: ASSET_TYPE_MAX });
 
 /** One of the natural subtypes (case-insensitive), at most 40 characters. */
 const assetSubtype = z
@@ -30,7 +32,8 @@ const assetSubtype = z
       .string()
       .max(ASSET_SUBTYPE_MAX)
       .refine((v) => (NATURAL_ASSET_SUBTYPES as readonly string[]).includes(v), `must be one of ${NATURAL_ASSET_SUBTYPES.join(', ')}`),
-  );
+  )
+  .meta({ maxLength: ASSET_SUBTYPE_MAX });
 
 /** Case-insensitive status input (`active` -> `Active`). */
 const assetStatus = z.preprocess(
@@ -86,7 +89,7 @@ export const updateAssetInput = z.object({
   type: assetType.optional(),
   subtype: assetSubtype.nullable().optional(),
   name: zText({ max: ASSET_NAME_MAX }).optional(),
-  description: z.string().transform(sanitizeText).pipe(z.string().max(ASSET_DESCRIPTION_MAX)).nullable().optional(),
+  description: zText({ min: 0, max: ASSET_DESCRIPTION_MAX }).nullable().optional(),
   geoAnchors: z.array(geoAnchor).min(1, 'at least one geo anchor is required').max(ASSET_GEO_ANCHORS_MAX).optional(),
 });
 export type UpdateAssetInput = z.infer<typeof updateAssetInput>;

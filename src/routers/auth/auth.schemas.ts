@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IDENTITY_STATUSES } from '../../entities/user.entity.js';
 import { zId } from '../../platform/ids.js';
-import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
+import { zOptionalText, zText } from '../../platform/text.js';
 import { cpfDigits, isValidCpf } from './cpf.js';
 
 // ---- inputs
@@ -30,8 +30,10 @@ export const socialLoginInput = z.object({
         .min(1)
         .max(50)
         .regex(/^[a-z0-9._-]+$/, 'must be a provider name (letters, digits, . _ -)'),
-    ),
-  externalId: z.string().transform(sanitizeText).pipe(z.string().min(1).max(255)),
+    )
+    // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
+    .meta({ minLength: 1, maxLength: 50 }),
+  externalId: zText({ max: 255 }),
   displayName: zText({ max: 200 }),
   email: z.email({ error: 'must be an email address' }).max(320).nullish(),
   cpf: zCpf.nullish(),

@@ -3,7 +3,7 @@ import { CART_QUANTITY_MAX } from '../../entities/cart.entity.js';
 import { ITEM_STATUSES, ITEM_TYPES, PRICING_TYPES } from '../../entities/item.entity.js';
 import { STORE_STATUSES } from '../../entities/store.entity.js';
 import { zId } from '../../platform/ids.js';
-import { sanitizeText, zOptionalText } from '../../platform/text.js';
+import { zOptionalText, zText } from '../../platform/text.js';
 
 /** Not in the spec: a cart line's notes are short. */
 export const CART_NOTES_MAX = 500;
@@ -87,7 +87,7 @@ export type AddCartItemInput = z.infer<typeof addCartItemInput>;
 /** `notes` omitted keeps them, null or empty clears them. */
 const updateFields = {
   quantity,
-  notes: z.string().transform(sanitizeText).pipe(z.string().max(CART_NOTES_MAX)).nullable().optional(),
+  notes: zText({ min: 0, max: CART_NOTES_MAX }).nullable().optional(),
 };
 export const updateCartLineByIdInput = z.object({ id: zId, ...updateFields });
 export const updateCartLineByItemInput = z.object({ itemId: zId, ...updateFields });

@@ -9,7 +9,9 @@ const TAG = /^[\p{L}\p{M}\p{Nd} -]+$/u;
 export const zInterestTag = z
   .string()
   .transform((v) => v.normalize('NFC').trim().toLowerCase())
-  .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens'));
+  .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens'))
+  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
+  .meta({ minLength: 1, maxLength: 50 });
 
 /** Whether a (normalised) tag could ever have been stored: anything else is absent by definition. */
 export const isStorableTag = (tag: string) => zInterestTag.safeParse(tag).success;

@@ -140,13 +140,13 @@ export const updateItemInput = z.object({
   itemId: zId,
   type: itemType.optional(),
   title: zText({ max: ITEM_TITLE_MAX }).optional(),
-  description: z.string().transform(sanitizeText).pipe(z.string().max(ITEM_DESCRIPTION_MAX)).nullable().optional(),
-  category: z.string().transform(sanitizeText).pipe(z.string().max(ITEM_CATEGORY_MAX)).nullable().optional(),
+  description: zText({ min: 0, max: ITEM_DESCRIPTION_MAX }).nullable().optional(),
+  category: zText({ min: 0, max: ITEM_CATEGORY_MAX }).nullable().optional(),
   tags: zTags.nullable().optional(),
   pricingType: pricingType.optional(),
   priceAmount: zPriceAmount.nullable().optional(),
   currency: zCurrency.optional(),
-  unit: z.string().transform(sanitizeText).pipe(z.string().max(ITEM_UNIT_MAX)).nullable().optional(),
+  unit: zText({ min: 0, max: ITEM_UNIT_MAX }).nullable().optional(),
   latitude: zLatitude.nullable().optional(),
   longitude: zLongitude.nullable().optional(),
 });
@@ -159,9 +159,9 @@ const listFilters = {
   storeId: zId.optional(),
   type: itemType.optional(),
   /** Exact category, case-insensitive. */
-  category: z.string().transform(sanitizeText).pipe(z.string().max(ITEM_CATEGORY_MAX)).optional(),
+  category: zText({ min: 0, max: ITEM_CATEGORY_MAX }).optional(),
   /** Partial, case-insensitive match of title or description. */
-  q: z.string().transform(sanitizeText).pipe(z.string().max(200)).optional(),
+  q: zText({ min: 0, max: 200 }).optional(),
 };
 export const listItemsInput = z.object({ ...listFilters, ...skipTakeInput() });
 export const pagedItemsInput = z.object({ ...listFilters, ...pageInput });

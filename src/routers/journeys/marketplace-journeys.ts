@@ -5,7 +5,7 @@ import { ITEM_TYPES } from '../../entities/item.entity.js';
 import { zId } from '../../platform/ids.js';
 import { pageInput } from '../../platform/pagination.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import { sanitizeText } from '../../platform/text.js';
+import { zText } from '../../platform/text.js';
 import { cartOutput } from '../cart/cart.schemas.js';
 import { addCartItem, getCart } from '../cart/cart.service.js';
 import { checkoutCartInput, checkoutOutput, checkoutResultOutput, paymentOutput } from '../checkouts/checkouts.schemas.js';
@@ -20,8 +20,8 @@ import { journeyPagination, journeySuggestion, type JourneySuggestion, paginatio
 
 export const searchInput = z.object({
   territoryId: zId,
-  query: z.string().transform(sanitizeText).pipe(z.string().max(200)).optional(),
-  category: z.string().transform(sanitizeText).pipe(z.string().max(100)).optional(),
+  query: zText({ min: 0, max: 200 }).optional(),
+  category: zText({ min: 0, max: 100 }).optional(),
   type: itemType.optional(),
   ...pageInput,
 });
@@ -107,7 +107,7 @@ export async function addToCart(ctx: ServiceContext, input: z.infer<typeof addTo
 
 // ---- Checkout ----
 
-const addressText = (max: number) => z.string().transform(sanitizeText).pipe(z.string().min(1, 'must not be empty').max(max));
+const addressText = (max: number) => zText({ max: max });
 
 export const shippingAddressInput = z.object({
   street: addressText(200),

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { MODERATION_RULE_TYPES } from '../../entities/moderation-rule.entity.js';
 import { POST_TYPES } from '../../entities/post.entity.js';
 import { zId } from '../../platform/ids.js';
-import { sanitizeText, zText } from '../../platform/text.js';
+import { zText } from '../../platform/text.js';
 
 export const RULE_NAME_MAX = 200;
 const WORDS_MAX = 500;
 const WORD_MAX = 100;
 const GUIDELINES_MAX = 4000;
 
-const word = z.string().transform(sanitizeText).pipe(z.string().min(1, 'must not be empty').max(WORD_MAX));
+const word = zText({ max: WORD_MAX });
 const words = z.array(word).min(1).max(WORDS_MAX);
 
 /** Each rule type's `config`, validated on write (DESIGN section 14). */

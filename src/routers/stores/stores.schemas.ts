@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CONTACT_VISIBILITIES, STORE_STATUSES } from '../../entities/store.entity.js';
 import { zId } from '../../platform/ids.js';
 import { skipTakeInput } from '../../platform/pagination.js';
-import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
+import { zOptionalText, zText } from '../../platform/text.js';
 
 /** Spec limits: store name 200, description 2000. */
 export const STORE_NAME_MAX = 200;
@@ -63,7 +63,7 @@ export type UpsertStoreInput = z.infer<typeof upsertStoreInput>;
 export const updateStoreInput = z.object({
   storeId: zId,
   displayName: zText({ max: STORE_NAME_MAX }).optional(),
-  description: z.string().transform(sanitizeText).pipe(z.string().max(STORE_DESCRIPTION_MAX)).nullable().optional(),
+  description: zText({ min: 0, max: STORE_DESCRIPTION_MAX }).nullable().optional(),
   contactVisibility: contactVisibility.optional(),
   contact: contactInput.nullable().optional(),
   status: storeStatus.optional(),

@@ -38,7 +38,9 @@ const tag = z
       .min(1)
       .max(50)
       .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
-  );
+  )
+  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
+  .meta({ minLength: 1, maxLength: 50 });
 
 /** Body of a suggestion; admins add radius, parent and tags when creating directly. */
 export const suggestionInput = z.object({
