@@ -18848,7 +18848,8 @@ export interface operations {
                     tags?: string | null;
                     /** @enum {string} */
                     pricingType: "FIXED" | "NEGOTIABLE" | "FREE";
-                    priceAmount?: number | string | null;
+                    priceAmount?: (number | string) | null;
+                    /** @description ISO 4217 currency code, any case (e.g. BRL) */
                     currency?: string;
                     unit?: string | null;
                     latitude?: number | null;
@@ -19098,7 +19099,8 @@ export interface operations {
                     tags?: string | null;
                     /** @enum {string} */
                     pricingType?: "FIXED" | "NEGOTIABLE" | "FREE";
-                    priceAmount?: number | string | null;
+                    priceAmount?: (number | string) | null;
+                    /** @description ISO 4217 currency code, any case (e.g. BRL) */
                     currency?: string;
                     unit?: string | null;
                     latitude?: number | null;
@@ -19906,6 +19908,7 @@ export interface operations {
                     autoPayoutEnabled?: boolean;
                     /** @default false */
                     requiresApproval?: boolean;
+                    /** @description ISO 4217 currency code, any case (e.g. BRL) */
                     currency?: string;
                 };
             };

@@ -10,4 +10,5 @@ export const zCurrency = z
   .string()
   .trim()
   .transform((v) => v.toUpperCase())
-  .refine((v) => CURRENCIES.has(v), 'must be an ISO 4217 currency code');
+  .refine((v) => CURRENCIES.has(v), 'must be an ISO 4217 currency code')
+  .meta({ minLength: 3, maxLength: 3, description: 'ISO 4217 currency code, any case (e.g. BRL)' });

@@ -78,7 +78,9 @@ const tag = z
       .min(1, 'must not be empty')
       .max(50)
       .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
-  );
+  )
+  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
+  .meta({ minLength: 1, maxLength: 50 });
 const tags = z
   .array(tag)
   .max(20)
@@ -114,7 +116,7 @@ export const updatePostInput = z.object({
 export type UpdatePostInput = z.infer<typeof updatePostInput>;
 
 /** A query flag: `true`/`false` (also 1/0, yes/no, on/off), as URLs carry it (tRPC callers send the same strings). */
-const queryFlag = z.stringbool().default(false);
+const queryFlag = z.stringbool().meta({ description: '`true` or `false` (also 1/0, yes/no, on/off)' }).default(false);
 
 const feedFilters = {
   territoryId: zId.optional(),

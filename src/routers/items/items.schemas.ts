@@ -27,20 +27,23 @@ const pricingType = z.preprocess(upper, z.enum(PRICING_TYPES));
  * A decimal amount with at most 2 decimals, as a JSON number or a numeric string, turned into integer cents
  * through its decimal text (no floating-point rounding).
  */
-export const zPriceAmount = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  const text = typeof v === 'number' ? String(v) : v.trim();
-  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
-  if (!match) {
-    ctx.addIssue({ code: 'custom', message: 'must be a non-negative amount with at most 2 decimals' });
-    return z.NEVER;
-  }
-  const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-  if (cents > ITEM_PRICE_MAX * 100) {
-    ctx.addIssue({ code: 'custom', message: `must be at most ${ITEM_PRICE_MAX}` });
-    return z.NEVER;
-  }
-  return cents;
-});
+export const zPriceAmount = z
+  .union([z.number(), z.string()])
+  .transform((v, ctx) => {
+    const text = typeof v === 'number' ? String(v) : v.trim();
+    const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+    if (!match) {
+      ctx.addIssue({ code: 'custom', message: 'must be a non-negative amount with at most 2 decimals' });
+      return z.NEVER;
+    }
+    const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+    if (cents > ITEM_PRICE_MAX * 100) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${ITEM_PRICE_MAX}` });
+      return z.NEVER;
+    }
+    return cents;
+  })
+  .meta({ description: `A non-negative amount with at most 2 decimals, as a number or a string (e.g. "12.50"); at most ${ITEM_PRICE_MAX}` });
 
 /** Comma-separated tags: each sanitized and trimmed, empty and repeated ones dropped, joined with ", ". */
 const zTags = z
@@ -55,7 +58,8 @@ const zTags = z
   ])
   .pipe(z.array(z.string().max(ITEM_TAG_MAX, `each tag must be at most ${ITEM_TAG_MAX} characters`)))
   .transform((tags) => (tags.length > 0 ? tags.join(', ') : null))
-  .pipe(z.string().max(ITEM_TAGS_MAX).nullable());
+  .pipe(z.string().max(ITEM_TAGS_MAX).nullable())
+  .meta({ description: `Comma-separated tags, each at most ${ITEM_TAG_MAX} characters, ${ITEM_TAGS_MAX} characters in all once joined` });
 
 export const itemOutput = z
   .object({

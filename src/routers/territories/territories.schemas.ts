@@ -83,13 +83,16 @@ export const selectionOutput = z
   })
   .meta({ id: 'TerritorySelection' });
 
-const featureFlag = z.string().transform((value, ctx) => {
-  const flag = normalizeFeatureFlag(value);
-  if (!flag) {
-    ctx.addIssue({ code: 'custom', message: `unknown feature flag; known: ${TERRITORY_FEATURE_FLAGS.join(', ')}` });
-    return z.NEVER;
-  }
-  return flag;
-});
+const featureFlag = z
+  .string()
+  .transform((value, ctx) => {
+    const flag = normalizeFeatureFlag(value);
+    if (!flag) {
+      ctx.addIssue({ code: 'custom', message: `unknown feature flag; known: ${TERRITORY_FEATURE_FLAGS.join(', ')}` });
+      return z.NEVER;
+    }
+    return flag;
+  })
+  .meta({ description: `A feature flag: ${TERRITORY_FEATURE_FLAGS.join(', ')} (any case)` });
 export const featuresOutput = z.object({ territoryId: z.uuid(), enabledFlags: z.array(z.enum(TERRITORY_FEATURE_FLAGS)) }).meta({ id: 'TerritoryFeatures' });
 export const updateFeaturesInput = z.object({ id: zId, enabledFlags: z.array(featureFlag).max(TERRITORY_FEATURE_FLAGS.length * 4) });
