@@ -5481,7 +5481,10 @@ export interface components {
             currency: string;
             /** @enum {string} */
             status: "PENDING" | "READY" | "PAID" | "CANCELED";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end of the retention: the sale's payment time plus the territory's retention period. Ready means past retention and minimum: a PENDING sale past this time waits until the seller's releasable amount in the territory and currency reaches the minimum payout (then the next release, within a minute, makes it READY).
+             */
             readyForPayoutAtUtc: string;
             payoutId: string | null;
             /** Format: date-time */

@@ -103,8 +103,12 @@ export const sellerTransactionOutput = z
     netAmountInCents: z.number().int(),
     currency: z.string(),
     status: z.enum(SELLER_TRANSACTION_STATUSES),
-    /** When the amount leaves pending: the sale's payment time plus the territory's retention period. */
-    readyForPayoutAtUtc: z.iso.datetime(),
+    readyForPayoutAtUtc: z.iso.datetime().meta({
+      description:
+        "The end of the retention: the sale's payment time plus the territory's retention period. Ready means past " +
+        "retention and minimum: a PENDING sale past this time waits until the seller's releasable amount in the " +
+        'territory and currency reaches the minimum payout (then the next release, within a minute, makes it READY).',
+    }),
     payoutId: z.uuid().nullable(),
     paidAtUtc: z.iso.datetime(),
     createdAtUtc: z.iso.datetime(),
