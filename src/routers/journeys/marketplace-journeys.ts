@@ -107,7 +107,7 @@ export async function addToCart(ctx: ServiceContext, input: z.infer<typeof addTo
 
 // ---- Checkout ----
 
-const addressText = (max: number) => zText({ max: max });
+const addressText = (max: number) => zText({ max });
 
 export const shippingAddressInput = z.object({
   street: addressText(200),
