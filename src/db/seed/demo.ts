@@ -85,7 +85,8 @@ export async function seedDemoData(em: EntityManager, _config: AppConfig) {
       if (u.admin) tx.create(UserPermission, { userId: user.id, permission: 'SYSTEM_ADMIN' });
       const first = territories[0];
       if (first && u.externalId === 'resident') {
-        tx.create(TerritoryMembership, { territoryId: first.id, userId: user.id, role: 'RESIDENT' });
+        // A verified resident (geo), as owning a store and listing items need (spec Marketplace).
+        tx.create(TerritoryMembership, { territoryId: first.id, userId: user.id, role: 'RESIDENT', geoVerifiedAtUtc: new Date() });
         const store = tx.create(Store, { ...STORE, territoryId: first.id, ownerUserId: user.id, contactVisibility: 'Public', contactEmail: u.email });
         for (const item of ITEMS) {
           tx.create(Item, { ...item, territoryId: first.id, storeId: store.id, createdByUserId: user.id, currency: 'BRL', status: 'ACTIVE' });
