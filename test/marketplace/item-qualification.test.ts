@@ -1,8 +1,8 @@
 /**
- * Listing and editing items takes what opening a store takes (spec Marketplace: `POST /api/v1/items` is for verified
- * residents; curators may manage others' stores), checked on every write and not only when the store was opened: an
- * owner who has lost it gets the 403 NOT_VERIFIED_RESIDENT of `POST /api/v1/stores`, with nothing written, and may
- * still take items down.
+ * Listing and editing items, and editing a store, take what opening a store takes (spec Marketplace: `POST
+ * /api/v1/items` is for verified residents; curators may manage others' stores), checked on every write and not only
+ * when the store was opened: an owner who has lost it gets the 403 NOT_VERIFIED_RESIDENT of `POST /api/v1/stores`,
+ * with nothing written, and may still take items and the store down.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMembership, countRows, newAdmin, newCurator, newResident, newTerritory, newUser, type TestTerritory, type TestUser } from '../factories/index.js';
@@ -71,6 +71,34 @@ describe('items need a verified resident (or a curator), as stores do', () => {
     const archived = await post(owner, `/api/v1/items/${itemId}/archive`);
     expect(archived.statusCode).toBe(200);
     expect(archived.json()).toMatchObject({ id: itemId, status: 'ARCHIVED' });
+  });
+
+  it('the store of an owner no longer a verified resident: edits 403 NOT_VERIFIED_RESIDENT writing nothing; pausing still works', async () => {
+    const owner = await newResident(t, territory, { verified: true });
+    const storeId = await openStore(t, owner, territory);
+    await t.sql(`update territory_membership set geo_verified_at_utc = null, document_verified_at_utc = null where user_id = $1 and territory_id = $2`, [
+      owner.id,
+      territory.id,
+    ]);
+    const storeRow = async () => (await t.sql('select display_name, description, status, updated_at_utc from store where id = $1', [storeId]))[0];
+    const before = await storeRow();
+    const edit = (payload: Record<string, unknown>) => t.app.inject({ method: 'PATCH', url: `/api/v1/stores/${storeId}`, headers: owner.headers, payload });
+    const refused = await edit({ displayName: 'Renamed' });
+    expectNotVerified(refused);
+    expect(refused.json().detail).toBe('Only verified residents or curators of this territory can edit this store.');
+    expectNotVerified(await edit({ status: 'PAUSED', description: 'Closed for good' }));
+    expectNotVerified(await edit({ status: 'ACTIVE' }));
+    expect(await storeRow()).toEqual(before);
+
+    const paused = await edit({ status: 'PAUSED' });
+    expect(paused.statusCode).toBe(200);
+    expect(paused.json()).toMatchObject({ id: storeId, status: 'PAUSED' });
+    // Reopening it is an edit like any other.
+    expectNotVerified(await edit({ status: 'ACTIVE' }));
+    // A curator still manages it.
+    const curator = await newCurator(t, territory);
+    const reopened = await t.app.inject({ method: 'PATCH', url: `/api/v1/stores/${storeId}`, headers: curator.headers, payload: { status: 'ACTIVE' } });
+    expect(reopened.statusCode).toBe(200);
   });
 
   it('a resident who is not verified (any more) is refused too; verified again, they list', async () => {

@@ -91,8 +91,14 @@ export async function listStores(ctx: ServiceContext, input: ListStoresInput): P
 
 /**
  * The owner or a curator edits a store (status ACTIVE or PAUSED: a PAUSED store and its items leave the lists).
+ * Like listing items, editing takes what opening a store takes (a verified resident, or a curator), checked now: an
+ * owner who has lost it may still pause the store (taking it down, as archiving an item) and nothing else.
  * The row is locked for the edit; a status change is audited.
  */
+/** An edit that only takes the store down (any other field given, now or added later, is an edit). */
+const pausesOnly = (input: UpdateStoreInput) =>
+  input.status === 'PAUSED' && Object.entries(input).every(([field, value]) => field === 'storeId' || field === 'status' || value === undefined);
+
 export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput): Promise<StoreOutput> {
   const { em, user } = ctx;
   const access = await em.transactional(async (tx) => {
@@ -101,6 +107,9 @@ export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput):
     const access = await requireTerritory({ ...ctx, em: tx }, store.territoryId, { flag: MARKETPLACE });
     if (store.ownerUserId !== user.id && !access.holds('CURATOR')) {
       throw forbidden('Only the owner or a curator of the territory can edit this store.', 'NOT_STORE_OWNER');
+    }
+    if (!access.is('verifiedResident', 'CURATOR') && !pausesOnly(input)) {
+      throw forbidden('Only verified residents or curators of this territory can edit this store.', 'NOT_VERIFIED_RESIDENT');
     }
     const before = store.status;
     if (input.displayName !== undefined) store.displayName = input.displayName;
