@@ -17,29 +17,39 @@ export function sanitizeText(value: string): string {
 }
 
 /**
+ * `pipe` with the length limits its output checks stated on its input too (`meta`): the OpenAPI document describes
+ * a pipe by its input, a plain string, and clients in other languages would not see the limits of a text normalised
+ * before it is checked. A text within them is always accepted; a longer one only if normalising brings it within.
+ */
+export function withOutputLimits<T extends z.ZodPipe<z.ZodType, z.ZodType>>(pipe: T): T {
+  const limits: { minLength?: number; maxLength?: number } = {};
+  for (const check of pipe._zod.def.out._zod.def.checks ?? []) {
+    const def = check._zod.def as { check: string; minimum?: number; maximum?: number };
+    if (def.check === 'min_length' && def.minimum) limits.minLength = def.minimum;
+    if (def.check === 'max_length') limits.maxLength = def.maximum;
+  }
+  return pipe.meta(limits);
+}
+
+/**
  * Free text from a client: sanitized before the length checks, so limits apply to what is stored.
- * Every schema that takes free text uses these helpers. The limits are stated on the input too (`meta`): the OpenAPI
- * document describes a pipe by its input, a plain string, and clients in other languages would not see them. A text
- * within them is always accepted; a longer one is accepted only if sanitizing brings it within.
+ * Every schema that takes free text uses these helpers.
  */
 export const zText = (opts: { min?: number; max: number }) =>
-  z
-    .string()
-    .transform(sanitizeText)
-    .pipe(
-      z
-        .string()
-        .min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty')
-        .max(opts.max),
-    )
-    .meta((opts.min ?? 1) > 0 ? { minLength: opts.min ?? 1, maxLength: opts.max } : { maxLength: opts.max });
+  withOutputLimits(
+    z
+      .string()
+      .transform(sanitizeText)
+      .pipe(
+        z
+          .string()
+          .min(opts.min ?? 1, opts.min === 0 ? undefined : 'must not be empty')
+          .max(opts.max),
+      ),
+  );
 
 export const zOptionalText = (max: number) =>
-  z
-    .string()
-    .transform(sanitizeText)
-    .pipe(z.string().max(max))
-    .meta({ maxLength: max })
+  withOutputLimits(z.string().transform(sanitizeText).pipe(z.string().max(max)))
     .nullish()
     .transform((v) => (v ? v : null));
 

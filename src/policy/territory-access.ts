@@ -131,13 +131,13 @@ const ROLE_REFUSALS: Record<'member' | 'resident' | 'verifiedResident', { messag
 };
 
 /**
- * The refusal of a disabled flag: the marketplace and chat answer 404 as if they did not exist there (DESIGN sections
- * 13 and 14); any other switched-off feature is a 403 naming its flag.
+ * The refusal of a disabled flag: the marketplace, chat and alerts answer 404 as if they did not exist there (DESIGN
+ * sections 13 and 14; the spec: alerts work only when AlertPosts is enabled); any other switched-off feature is a 403
+ * naming its flag.
  */
 function flagRefusal(flag: TerritoryFeatureFlag): AppError {
   if (flag === 'MARKETPLACEENABLED') return notFound('Marketplace of this territory', 'MARKETPLACE_DISABLED');
   if (flag.startsWith('CHAT')) return notFound('Chat of this territory', 'CHAT_DISABLED');
-  // The spec: alerts work only when AlertPosts is enabled; a switched-off domain does not exist there, as above.
   if (flag === 'ALERTPOSTS') return new AppError('NOT_FOUND', 'ALERTS_DISABLED', 'Alerts are not enabled in this territory (feature flag ALERTPOSTS).');
   return new AppError('FORBIDDEN', 'FEATURE_DISABLED', `This territory has not enabled ${flag}.`);
 }

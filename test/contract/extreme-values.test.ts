@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openApiDocument } from '../../src/app.js';
 import { SYSTEM_PERMISSIONS } from '../../src/entities/user.entity.js';
 import { newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { clientToken } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
+import { type JsonSchema, jsonBody, ops, resolveRef, UNKNOWN_ID } from './document.js';
 
 /**
  * "Never a 500 for anything a client can send", for values of the right type: test/contract/openapi.test.ts sends
@@ -14,56 +14,18 @@ import { createTestApp, type TestApp } from '../setup/test-app.js';
  * database, where a 500 would come from. Callers: a system admin and a verified resident of the territory in the path,
  * fresh for each operation (an operation may sign its caller out); journeys with a client token.
  */
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  enum?: unknown[];
-  const?: unknown;
-  properties?: Record<string, Schema>;
-  items?: Schema;
-  format?: string;
-  minimum?: number;
-  maximum?: number;
-  maxLength?: number;
-  required?: string[];
-};
-type Operation = {
-  parameters?: { in: string; name: string; required?: boolean; schema?: Schema }[];
-  requestBody?: { content?: Record<string, { schema?: Schema }> };
-};
-
-const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([method]) => METHODS.includes(method))
-    .map(([method, operation]) => ({ method: method.toUpperCase() as 'POST', path, operation })),
-);
-
-function resolveRef(schema: Schema | undefined): Schema | undefined {
-  let s = schema;
-  for (let depth = 0; s?.$ref && depth < 10; depth++) s = doc.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')];
-  return s;
-}
-
 const KINDS = ['longest', 'control characters', 'largest', 'negative', 'empty', 'far dates', 'many items'] as const;
 type Kind = (typeof KINDS)[number];
-
-/** A well-formed id that names nothing. */
-const UNKNOWN_ID = '0190a4f6-0000-7000-8000-00000000abcd';
 
 /**
  * A value of the schema's type holding the kind's extreme (ids: the territory's, so access checks pass); objects with
  * every field, or (`requiredOnly`) their required ones alone (and the territory), so that optional references do not
  * stop the call early.
  */
-function extreme(schema: Schema | undefined, kind: Kind, territoryId: string, requiredOnly: boolean, depth = 0): unknown {
+function extreme(schema: JsonSchema | undefined, kind: Kind, territoryId: string, requiredOnly: boolean, depth = 0): unknown {
   const s = resolveRef(schema);
   if (!s || depth > 6) return 'x';
-  const inner = (member: Schema | undefined) => extreme(member, kind, territoryId, requiredOnly, depth + 1);
+  const inner = (member: JsonSchema | undefined) => extreme(member, kind, territoryId, requiredOnly, depth + 1);
   const union = s.anyOf ?? s.oneOf;
   if (union) return inner(union.find((member) => resolveRef(member)?.type !== 'null') ?? union[0]);
   if (s.allOf?.length) return inner(s.allOf[0]);
@@ -122,7 +84,7 @@ it('no operation answers 500 to extreme values of the right type', async () => {
     const admin: TestUser = await newUser(t, { permissions: [...SYSTEM_PERMISSIONS], identity: 'Verified' });
     const resident = await newResident(t, territory, { verified: true });
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => (name === 'territoryId' ? territory.id : name === 'userId' ? resident.id : UNKNOWN_ID));
-    const body = op.operation.requestBody?.content?.['application/json']?.schema;
+    const body = jsonBody(op);
     const query = (op.operation.parameters ?? []).filter((p) => p.in === 'query');
     for (const [kind, requiredOnly] of KINDS.flatMap((k) => [[k, false] as const, [k, true] as const])) {
       const params = new URLSearchParams();

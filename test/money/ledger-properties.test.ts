@@ -223,12 +223,14 @@ async function play(sc: Scenario): Promise<void> {
     completed: string;
     completed_lines: number;
     live_ids: string[];
+    latest_live: string | null;
   }>(
     `select st.id, st.status, st.payout_id, st.net_amount_in_cents::text as net,
             coalesce(sum(l.amount_in_cents) filter (where p.status <> 'FAILED'), 0)::text as live,
             coalesce(sum(l.amount_in_cents) filter (where p.status = 'COMPLETED'), 0)::text as completed,
             (count(*) filter (where p.status = 'COMPLETED'))::int as completed_lines,
-            coalesce(array_agg(p.id::text) filter (where p.status <> 'FAILED'), '{}') as live_ids
+            coalesce(array_agg(p.id::text) filter (where p.status <> 'FAILED'), '{}') as live_ids,
+            (array_agg(p.id::text order by p.created_at_utc desc, p.id desc) filter (where p.status <> 'FAILED'))[1] as latest_live
        from seller_transaction st
        left join payout_line l on l.seller_transaction_id = st.id
        left join payout p on p.id = l.payout_id
@@ -239,6 +241,8 @@ async function play(sc: Scenario): Promise<void> {
     expect(Number(link.live)).toBeLessThanOrEqual(Number(link.net));
     if (link.live_ids.length === 0) expect(link.payout_id).toBeNull();
     else expect(link.live_ids).toContain(link.payout_id);
+    // Not any live payout: the latest one carrying some of it.
+    expect(link.payout_id).toBe(link.latest_live);
     expect(link.status === 'PAID').toBe(link.completed_lines > 0 && link.completed === link.net);
   }
 }

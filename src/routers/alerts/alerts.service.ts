@@ -4,7 +4,7 @@ import { Alert, type AlertStatus } from '../../entities/alert.entity.js';
 import { audit } from '../../entities/audit.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { AppError, forbidden, notFound } from '../../platform/problems.js';
+import { AppError, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { createSystemPost, setPostStatus } from '../feed/feed.service.js';
@@ -41,8 +41,11 @@ const ALERTS = { flag: 'ALERTPOSTS' } as const;
  * with a PENDING (not visible) ALERT feed post, in one transaction.
  */
 export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput): Promise<AlertOutput> {
-  const access = await requireTerritory(ctx, input.territoryId, ALERTS);
-  if (!access.is('member')) throw forbidden('Only members (visitors or residents) of this territory can report alerts.', 'NOT_MEMBER');
+  const access = await requireTerritory(ctx, input.territoryId, {
+    ...ALERTS,
+    as: 'member',
+    denied: { message: 'Only members (visitors or residents) of this territory can report alerts.', code: 'NOT_MEMBER' },
+  });
   const { em, user } = ctx;
   const { territoryId } = access;
   // The alert becomes an ALERT feed post: the community's content rules apply to it as to any post.
@@ -116,8 +119,7 @@ export async function validateAlert(ctx: ServiceContext, input: { alertId: strin
   const { alertId, validated } = input;
   const found = await em.findOne(Alert, { id: alertId });
   if (!found) throw notFound('Alert');
-  const access = await requireTerritory(ctx, found.territoryId, { ...ALERTS, status: 'ANY' });
-  if (!access.holds('CURATOR')) throw forbidden('This operation requires CURATOR in this territory.');
+  await requireTerritory(ctx, found.territoryId, { ...ALERTS, status: 'ANY', as: 'CURATOR' });
 
   return em.transactional(async (tx) => {
     // Serializes concurrent decisions so "became VALIDATED" (and its notification) happens once.

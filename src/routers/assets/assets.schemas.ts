@@ -3,7 +3,7 @@ import { ASSET_STATUSES, NATURAL_ASSET_SUBTYPES, NATURAL_ASSET_TYPE } from '../.
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
+import { sanitizeText, withOutputLimits, zOptionalText, zText } from '../../platform/text.js';
 
 export const ASSET_NAME_MAX = 200;
 export const ASSET_DESCRIPTION_MAX = 1000;
@@ -16,24 +16,25 @@ export const SUBTYPE_ONLY_FOR_NATURAL = `allowed only when type is ${NATURAL_ASS
 const geoAnchor = z.object({ latitude: zLatitude, longitude: zLongitude }).meta({ id: 'GeoAnchor' });
 
 /** Stored and compared lower-case: `Natural` and `natural` are one type. */
-const assetType = z
-  .string()
-  .transform((v) => sanitizeText(v).toLowerCase())
-  .pipe(z.string().min(1, 'must not be empty').max(ASSET_TYPE_MAX))
-  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
-  .meta({ minLength: 1, maxLength: ASSET_TYPE_MAX });
+const assetType = withOutputLimits(
+  z
+    .string()
+    .transform((v) => sanitizeText(v).toLowerCase())
+    .pipe(z.string().min(1, 'must not be empty').max(ASSET_TYPE_MAX)),
+);
 
 /** One of the natural subtypes (case-insensitive), at most 40 characters. */
-const assetSubtype = z
-  .string()
-  .transform((v) => sanitizeText(v).toLowerCase())
-  .pipe(
-    z
-      .string()
-      .max(ASSET_SUBTYPE_MAX)
-      .refine((v) => (NATURAL_ASSET_SUBTYPES as readonly string[]).includes(v), `must be one of ${NATURAL_ASSET_SUBTYPES.join(', ')}`),
-  )
-  .meta({ maxLength: ASSET_SUBTYPE_MAX });
+const assetSubtype = withOutputLimits(
+  z
+    .string()
+    .transform((v) => sanitizeText(v).toLowerCase())
+    .pipe(
+      z
+        .string()
+        .max(ASSET_SUBTYPE_MAX)
+        .refine((v) => (NATURAL_ASSET_SUBTYPES as readonly string[]).includes(v), `must be one of ${NATURAL_ASSET_SUBTYPES.join(', ')}`),
+    ),
+);
 
 /** Case-insensitive status input (`active` -> `Active`). */
 const assetStatus = z.preprocess(

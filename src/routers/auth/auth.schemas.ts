@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IDENTITY_STATUSES } from '../../entities/user.entity.js';
 import { zId } from '../../platform/ids.js';
-import { zOptionalText, zText } from '../../platform/text.js';
+import { withOutputLimits, zOptionalText, zText } from '../../platform/text.js';
 import { cpfDigits, isValidCpf } from './cpf.js';
 
 // ---- inputs
@@ -20,19 +20,19 @@ const zCpf = z
   .meta({ description: 'Brazilian CPF, 11 digits, punctuation allowed', example: '529.982.247-25' });
 
 export const socialLoginInput = z.object({
-  authProvider: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(
-      z
-        .string()
-        .min(1)
-        .max(50)
-        .regex(/^[a-z0-9._-]+$/, 'must be a provider name (letters, digits, . _ -)'),
-    )
-    // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
-    .meta({ minLength: 1, maxLength: 50 }),
+  authProvider: withOutputLimits(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(
+        z
+          .string()
+          .min(1)
+          .max(50)
+          .regex(/^[a-z0-9._-]+$/, 'must be a provider name (letters, digits, . _ -)'),
+      ),
+  ),
   externalId: zText({ max: 255 }),
   displayName: zText({ max: 200 }),
   email: z.email({ error: 'must be an email address' }).max(320).nullish(),

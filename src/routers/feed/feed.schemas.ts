@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { POST_STATUSES, POST_TYPES, POST_VISIBILITIES } from '../../entities/post.entity.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { zText } from '../../platform/text.js';
+import { withOutputLimits, zText } from '../../platform/text.js';
 
 // ---- Outputs ----
 
@@ -69,18 +69,18 @@ const lenientEnum = <const T extends readonly [string, ...string[]]>(values: T) 
   z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(values));
 
 /** Tags compare with interest tags, so they are normalized the same way (trimmed, lower-case, 1..50 chars). */
-const tag = z
-  .string()
-  .transform((v) => v.trim().toLowerCase())
-  .pipe(
-    z
-      .string()
-      .min(1, 'must not be empty')
-      .max(50)
-      .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
-  )
-  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
-  .meta({ minLength: 1, maxLength: 50 });
+const tag = withOutputLimits(
+  z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(50)
+        .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
+    ),
+);
 const tags = z
   .array(tag)
   .max(20)

@@ -4,19 +4,18 @@ import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput } from '../../platform/pagination.js';
 
 const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((v) => new Date(v));
-const currency = zCurrency;
 
 export const financeBalanceInput = z.object({
   territoryId: zId,
   /** Default: the payout configuration's currency, else that of the territory's latest revenue, else BRL. */
-  currency: currency.optional(),
+  currency: zCurrency.optional(),
 });
 export type FinanceBalanceInput = z.infer<typeof financeBalanceInput>;
 
 export const financeListInput = z
   .object({
     territoryId: zId,
-    currency: currency.optional(),
+    currency: zCurrency.optional(),
     /** Inclusive lower bound of the line's time. */
     fromUtc: timestamp.optional(),
     /** Exclusive upper bound of the line's time. */

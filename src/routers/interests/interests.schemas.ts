@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withOutputLimits } from '../../platform/text.js';
 
 export const MAX_INTERESTS_PER_USER = 10;
 
@@ -6,12 +7,12 @@ export const MAX_INTERESTS_PER_USER = 10;
 const TAG = /^[\p{L}\p{M}\p{Nd} -]+$/u;
 
 /** An interest tag as stored: NFC, trimmed, lower-cased, 1..50 characters. */
-export const zInterestTag = z
-  .string()
-  .transform((v) => v.normalize('NFC').trim().toLowerCase())
-  .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens'))
-  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
-  .meta({ minLength: 1, maxLength: 50 });
+export const zInterestTag = withOutputLimits(
+  z
+    .string()
+    .transform((v) => v.normalize('NFC').trim().toLowerCase())
+    .pipe(z.string().min(1, { error: 'must not be empty', abort: true }).max(50).regex(TAG, 'may contain only letters, digits, spaces and hyphens')),
+);
 
 /** Whether a (normalised) tag could ever have been stored: anything else is absent by definition. */
 export const isStorableTag = (tag: string) => zInterestTag.safeParse(tag).success;

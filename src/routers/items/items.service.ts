@@ -9,6 +9,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { assertAttachable, attachMedia, mediaUrlsOf } from '../media/media.service.js';
 import { storeFacts } from '../stores/stores.queries.js';
+import { notStoreKeeper, STORE_KEEPERS } from '../stores/stores.service.js';
 import { itemRow, type ItemRow, itemsCountQuery, listItemRows } from './items.queries.js';
 import type { CreateItemInput, ItemListFilter, ItemOutput, UpdateItemInput } from './items.schemas.js';
 import { enforceMarketplacePolicy } from './marketplace-policy.js';
@@ -70,8 +71,9 @@ function requireManager(access: TerritoryAccess, storeOwnerUserId: string, what:
   if (storeOwnerUserId !== access.caller?.id && !access.holds('CURATOR')) {
     throw forbidden(`Only the store's owner or a curator of the territory can ${what}.`, 'NOT_STORE_OWNER');
   }
-  if (listing && !access.is('verifiedResident', 'CURATOR')) {
-    throw forbidden(`Only verified residents or curators of this territory can ${what}.`, 'NOT_VERIFIED_RESIDENT');
+  if (listing && !access.is(...STORE_KEEPERS)) {
+    const refusal = notStoreKeeper(what);
+    throw forbidden(refusal.message, refusal.code);
   }
 }
 

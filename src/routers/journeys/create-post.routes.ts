@@ -7,7 +7,7 @@ import { rateLimitRouteConfig } from '../../http/rate-limit.js';
 import { withUploads } from '../../http/uploads.js';
 import type { ClientScope } from '../../entities/client-application.entity.js';
 import { zId } from '../../platform/ids.js';
-import { AppError, badRequest, forbidden, unauthorized } from '../../platform/problems.js';
+import { badRequest, forbidden, unauthorized } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
 import type { Upload } from '../../platform/upload.js';
@@ -17,7 +17,7 @@ import { createPost } from '../feed/feed.service.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from '../media/media.formats.js';
 import { findLiveMedia, uploadLimitOf, uploadMedia } from '../media/media.service.js';
 import { invalidateUser } from './journey-cache.js';
-import { JOURNEY_TAGS, journeySuggestion, type JourneySuggestion } from './journey-common.js';
+import { JOURNEY_TAGS, journeySuggestion, type JourneySuggestion, renamedFields } from './journey-common.js';
 
 export const CREATE_POST_PATH = '/api/v2/journeys/feed/create-post';
 /** The spec's limits of the journeys create-post call (Limits, "Journeys post title/content"). */
@@ -70,13 +70,7 @@ function requireJourneyUser(request: FastifyRequest, scope: ClientScope) {
 }
 
 /** The posts' media field (`mediaIds`) is the request's `mediaFiles` here: a refusal names what the client sent. */
-function asFilesRefusal(error: unknown): unknown {
-  if (!(error instanceof AppError) || !error.errors?.some((e) => e.field === 'mediaIds')) return error;
-  return new AppError(error.code, error.problemCode, error.message, {
-    errors: error.errors.map((e) => (e.field === 'mediaIds' ? { ...e, field: FILES_FIELD } : e)),
-    headers: error.headers,
-  });
-}
+const FILES_NAMES: ReadonlyMap<string, string> = new Map([['mediaIds', FILES_FIELD]]);
 
 /**
  * Uploads the files as the user's media and creates the post with them through the feed service, all in one
@@ -111,7 +105,7 @@ async function createPostWithFiles(
     });
   } catch (error) {
     await Promise.all(storedKeys.map((key) => ctx.storage.remove(key).catch(() => undefined)));
-    throw asFilesRefusal(error);
+    throw renamedFields(error, FILES_NAMES);
   }
 }
 

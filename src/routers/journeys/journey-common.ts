@@ -53,7 +53,8 @@ export async function withJourneyFieldNames<T>(names: Readonly<Record<string, st
   }
 }
 
-function renamedFields(error: unknown, names: Map<string, string>): unknown {
+/** `error` with the fields of `names` (v1 -> the request's own) renamed, as `withJourneyFieldNames` answers it. */
+export function renamedFields(error: unknown, names: ReadonlyMap<string, string>): unknown {
   if (!(error instanceof AppError) || !error.errors?.some((e) => names.has(e.field))) return error;
   const words = new RegExp(`"[^"]*"|\\b(?:${[...names.keys()].join('|')})\\b`, 'g');
   const rename = (text: string) => text.replace(words, (match) => names.get(match) ?? match);

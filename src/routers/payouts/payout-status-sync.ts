@@ -20,7 +20,7 @@ import { execSql, pgArray } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { type LedgerPosting, postLedgerTransactions } from '../ledger/ledger.js';
 import type { PayoutGateway, PayoutGatewayStatus } from './payout-gateway.js';
-import { chunksOf, GATEWAY_BATCH, GATEWAY_CONCURRENCY, mapConcurrently, submitPendingPayouts, type SubmitOutcome } from './payouts-run.js';
+import { chunksOf, GATEWAY_BATCH, GATEWAY_CONCURRENCY, latestLivePayoutOf, mapConcurrently, submitPendingPayouts, type SubmitOutcome } from './payouts-run.js';
 
 type FinalAnswer = Exclude<PayoutGatewayStatus, { status: 'PROCESSING' }>;
 
@@ -69,7 +69,7 @@ async function settle(em: EntityManager, answers: Map<string, FinalAnswer>, now:
       }),
     );
     // A payout's transactions are found through its lines (`payout_line_payout_transaction_unique`).
-    const theirTransactions = `select distinct l.seller_transaction_id from payout_line l where l.payout_id = any(?::uuid[])`;
+    const theirTransactions = `select l.seller_transaction_id from payout_line l where l.payout_id = any(?::uuid[])`;
     if (completed.length > 0) {
       const ids = pgArray(completed.map((p) => p.id));
       await execSql(tx, `update payout set status = 'COMPLETED', completed_at_utc = ?, updated_at_utc = ? where id = any(?::uuid[])`, [now, now, ids]);
@@ -97,8 +97,7 @@ async function settle(em: EntityManager, answers: Map<string, FinalAnswer>, now:
       await execSql(
         tx,
         `update seller_transaction st set updated_at_utc = ?,
-                payout_id = (select l.payout_id from payout_line l join payout p on p.id = l.payout_id
-                              where l.seller_transaction_id = st.id and p.status <> 'FAILED' order by p.created_at_utc desc, p.id desc limit 1)
+                payout_id = ${latestLivePayoutOf('st.id')}
           where st.id in (${theirTransactions}) and st.status = 'READY'`,
         [now, ids],
       );

@@ -192,6 +192,13 @@ export const liveLinesOf = (id: string) => `(select coalesce(sum(l.amount_in_cen
 
 const LIVE_LINES_OF_ST = liveLinesOf('st.id');
 
+/**
+ * SQL: the latest live payout carrying some of seller transaction `id` (the greatest created_at_utc, then id), or
+ * null: what its `payout_id` points at (a refund is refused while it points at one), after a claim and after a failure.
+ */
+export const latestLivePayoutOf = (id: string) => `(select l.payout_id from payout_line l join payout p on p.id = l.payout_id
+  where l.seller_transaction_id = ${id} and p.status <> 'FAILED' order by p.created_at_utc desc, p.id desc limit 1)`;
+
 /** Claims the payouts of one batch of sellers (one database transaction); the number of payouts created. */
 async function claimBatch(
   em: EntityManager,
@@ -215,21 +222,23 @@ async function claimBatch(
     if (locked.length === 0) return 0;
     // Read again under the row locks, in a statement of its own: every line of these transactions another claim
     // committed is visible now (lines are only written under these locks), so nothing is claimed twice.
-    const live = await execSql<{ id: string; carried: string; lines: number }>(
+    const live = await execSql<{ id: string; carried: string }>(
       tx,
-      `select l.seller_transaction_id as id, sum(l.amount_in_cents)::text as carried, count(*)::int as lines
+      `select l.seller_transaction_id as id, sum(l.amount_in_cents)::text as carried
          from payout_line l join payout p on p.id = l.payout_id
         where l.seller_transaction_id = any(?::uuid[]) and p.status <> 'FAILED' group by l.seller_transaction_id`,
       [pgArray(locked.map((r) => r.id))],
     );
-    const carried = new Map(live.map((l) => [l.id, { cents: Number(l.carried), lines: l.lines }]));
+    // Cents in live payouts, by transaction (absent: in none).
+    const carried = new Map(live.map((l) => [l.id, Number(l.carried)]));
     const claimable: ClaimableTransaction[] = [];
     for (const r of locked) {
       const net = Number(r.net);
       const inPayouts = carried.get(r.id);
-      const unpaid = net - (inPayouts?.cents ?? 0);
+      const unpaid = net - (inPayouts ?? 0);
       // A zero-net transaction rides along once; another one only for what is still unpaid.
-      if (unpaid > 0 || (net === 0 && !inPayouts)) claimable.push({ id: r.id, sellerUserId: r.seller_user_id, currency: r.currency, amountInCents: unpaid });
+      if (unpaid > 0 || (net === 0 && inPayouts === undefined))
+        claimable.push({ id: r.id, sellerUserId: r.seller_user_id, currency: r.currency, amountInCents: unpaid });
     }
     const planned = planPayouts(claimable, minimum, maximum);
     if (planned.length === 0) return 0;
@@ -267,23 +276,16 @@ async function claimBatch(
         `{${lines.map((l) => l.amountInCents).join(',')}}`,
       ],
     );
-    // Each transaction points at its latest live payout, the greatest (created_at_utc, id), as the status sync does
-    // after a failure: here the greatest id of the batch's payouts that took some of it. A refund is refused while
-    // it points at one.
-    const lastPayout = new Map<string, string>();
-    for (const l of lines) {
-      const current = lastPayout.get(l.transactionId);
-      if (current === undefined || l.payoutId > current) lastPayout.set(l.transactionId, l.payoutId);
-    }
+    // Each transaction points at its latest live payout (a refund is refused while it points at one).
+    const carriedIds = [...new Set(lines.map((l) => l.transactionId))];
     const linked = await execSql<{ id: string }>(
       tx,
-      `update seller_transaction st set payout_id = l.payout_id, updated_at_utc = ?
-         from unnest(?::uuid[], ?::uuid[]) as l(id, payout_id)
-        where st.id = l.id and st.status = 'READY' returning st.id`,
-      [now, pgArray([...lastPayout.keys()]), pgArray([...lastPayout.values()])],
+      `update seller_transaction st set payout_id = ${latestLivePayoutOf('st.id')}, updated_at_utc = ?
+        where st.id = any(?::uuid[]) and st.status = 'READY' returning st.id`,
+      [now, pgArray(carriedIds)],
     );
     // The rows are locked by this transaction, so this holds; if it ever did not, nothing of the batch is kept.
-    if (linked.length !== lastPayout.size) throw new Error(`Payout claim: ${lastPayout.size - linked.length} transactions changed meanwhile.`);
+    if (linked.length !== carriedIds.length) throw new Error(`Payout claim: ${carriedIds.length - linked.length} transactions changed meanwhile.`);
     await postLedgerTransactions(
       tx,
       planned.map((p) => ({

@@ -11,6 +11,17 @@ import type { ListStoresInput, StoreOutput, UpdateStoreInput, UpsertStoreInput }
 
 const MARKETPLACE = 'MARKETPLACEENABLED' as const;
 
+/**
+ * Who keeps a store (spec Marketplace: stores and items are for verified residents; curators manage others' stores),
+ * checked on opening it and on every later edit of it or its items.
+ */
+export const STORE_KEEPERS = ['verifiedResident', 'CURATOR'] as const;
+/** The refusal of a caller who is not (any more) one of `STORE_KEEPERS`, for `what` they tried. */
+export const notStoreKeeper = (what: string) => ({
+  message: `Only verified residents or curators of this territory can ${what}.`,
+  code: 'NOT_VERIFIED_RESIDENT' as const,
+});
+
 /** The owner and the territory's curators (SYSTEM_ADMIN holds every capability) manage a store and see its contact. */
 const manages = (row: StoreRow, access: TerritoryAccess) => row.owner_user_id === access.caller?.id || access.holds('CURATOR');
 
@@ -47,8 +58,8 @@ async function loadRow(ctx: ServiceContext, storeId: string): Promise<StoreRow> 
 export async function upsertStore(ctx: ServiceContext, input: UpsertStoreInput): Promise<{ created: boolean; store: StoreOutput }> {
   const access = await requireTerritory(ctx, input.territoryId, {
     flag: MARKETPLACE,
-    as: ['verifiedResident', 'CURATOR'],
-    denied: { message: 'Only verified residents or curators of this territory can open a store.', code: 'NOT_VERIFIED_RESIDENT' },
+    as: STORE_KEEPERS,
+    denied: notStoreKeeper('open a store'),
   });
   const now = ctx.clock.now();
   const [row] = await execSql<{ id: string; created: boolean }>(
@@ -89,16 +100,16 @@ export async function listStores(ctx: ServiceContext, input: ListStoresInput): P
   return rows.map((r) => toOutput(r, access, paymentsOn(ctx)));
 }
 
+/** An edit that only takes the store down (any other field given, now or added later, is an edit). */
+const pausesOnly = (input: UpdateStoreInput) =>
+  input.status === 'PAUSED' && Object.entries(input).every(([field, value]) => field === 'storeId' || field === 'status' || value === undefined);
+
 /**
  * The owner or a curator edits a store (status ACTIVE or PAUSED: a PAUSED store and its items leave the lists).
  * Like listing items, editing takes what opening a store takes (a verified resident, or a curator), checked now: an
  * owner who has lost it may still pause the store (taking it down, as archiving an item) and nothing else.
  * The row is locked for the edit; a status change is audited.
  */
-/** An edit that only takes the store down (any other field given, now or added later, is an edit). */
-const pausesOnly = (input: UpdateStoreInput) =>
-  input.status === 'PAUSED' && Object.entries(input).every(([field, value]) => field === 'storeId' || field === 'status' || value === undefined);
-
 export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput): Promise<StoreOutput> {
   const { em, user } = ctx;
   const access = await em.transactional(async (tx) => {
@@ -108,8 +119,9 @@ export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput):
     if (store.ownerUserId !== user.id && !access.holds('CURATOR')) {
       throw forbidden('Only the owner or a curator of the territory can edit this store.', 'NOT_STORE_OWNER');
     }
-    if (!access.is('verifiedResident', 'CURATOR') && !pausesOnly(input)) {
-      throw forbidden('Only verified residents or curators of this territory can edit this store.', 'NOT_VERIFIED_RESIDENT');
+    if (!access.is(...STORE_KEEPERS) && !pausesOnly(input)) {
+      const refusal = notStoreKeeper('edit this store');
+      throw forbidden(refusal.message, refusal.code);
     }
     const before = store.status;
     if (input.displayName !== undefined) store.displayName = input.displayName;

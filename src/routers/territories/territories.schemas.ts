@@ -3,7 +3,7 @@ import { normalizeFeatureFlag, TERRITORY_FEATURE_FLAGS, TERRITORY_STATUSES } fro
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
-import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
+import { sanitizeText, withOutputLimits, zOptionalText, zText } from '../../platform/text.js';
 
 export const territoryOutput = z
   .object({
@@ -29,18 +29,18 @@ export const territoryPage = pagedOutput(territoryOutput).meta({ id: 'TerritoryP
 
 export const byIdInput = z.object({ id: zId });
 
-const tag = z
-  .string()
-  .transform((v) => sanitizeText(v).toLowerCase())
-  .pipe(
-    z
-      .string()
-      .min(1)
-      .max(50)
-      .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
-  )
-  // The limits on the input too: the OpenAPI document describes a pipe by its input (see zText).
-  .meta({ minLength: 1, maxLength: 50 });
+const tag = withOutputLimits(
+  z
+    .string()
+    .transform((v) => sanitizeText(v).toLowerCase())
+    .pipe(
+      z
+        .string()
+        .min(1)
+        .max(50)
+        .regex(/^[\p{L}\p{N} -]+$/u, 'letters, digits, spaces and hyphens only'),
+    ),
+);
 
 /** Body of a suggestion; admins add radius, parent and tags when creating directly. */
 export const suggestionInput = z.object({
