@@ -45,8 +45,10 @@ export interface PayoutSeedOptions {
   territoryId: string;
   buyerUserId: string;
   sellers: number;
-  /** Sales per seller already paid out (COMPLETED payouts), before the one READY sale each seller has. */
+  /** Sales per seller already paid out (COMPLETED payouts), before the READY ones. */
   historySalesPerSeller: number;
+  /** Sales per seller READY for payout (default 1). */
+  readySalesPerSeller?: number;
   /** Sellers per statement. */
   chunkSellers?: number;
   /** Called after each chunk with the sellers seeded so far. */
@@ -54,8 +56,8 @@ export interface PayoutSeedOptions {
 }
 
 /**
- * Seeds `sellers` verified sellers, each with a store, `historySalesPerSeller` sales already paid out and one sale
- * READY for payout, in the territory; every sale is a PAID checkout with its seller transaction, and every money
+ * Seeds `sellers` verified sellers, each with a store, `historySalesPerSeller` sales already paid out and
+ * `readySalesPerSeller` (default 1) READY for payout, in the territory; every sale is a PAID checkout with its seller transaction, and every money
  * movement the balanced ledger transaction the services write, under the same idempotency keys
  * (`checkout:{id}:paid`, `seller-tx:{id}:ready`, `payout:{id}:sent`, `payout:{id}:paid`). One data-modifying
  * statement per chunk of sellers. Amounts: gross 10.00..99.90 BRL in steps of 0.10, fee 10 %, so no net amount ends in
@@ -63,6 +65,7 @@ export interface PayoutSeedOptions {
  */
 export async function seedPayoutSellers(query: Query, opts: PayoutSeedOptions) {
   const chunk = opts.chunkSellers ?? 1000;
+  const readySales = opts.readySalesPerSeller ?? 1;
   await query(
     `insert into ledger_account (id, created_at_utc, territory_id, currency, kind, owner_user_id)
      select gen_random_uuid(), now(), $1, 'BRL', k.kind, null from unnest(array['gateway_clearing', 'platform_revenue', 'payouts_in_transit']) as k(kind)
@@ -79,7 +82,7 @@ export async function seedPayoutSellers(query: Query, opts: PayoutSeedOptions) {
          select gen_random_uuid() as checkout_id, gen_random_uuid() as seller_tx_id, gen_random_uuid() as payout_id, s.user_id, s.store_id,
                 k.k > $5::int as ready, (100 + (s.i * 7 + k.k * 13) % 900) * 10 as gross,
                 now() - make_interval(days => case when k.k > $5::int then 1 else 2 + ($5::int - k.k) * 7 end) as paid_at
-           from sellers s cross join generate_series(1, $5::int + 1) as k(k)
+           from sellers s cross join generate_series(1, $5::int + $6::int) as k(k)
        ),
        amounts as materialized (select sales.*, gross / 10 as fee, gross - gross / 10 as net from sales),
        new_users as (
@@ -146,17 +149,17 @@ export async function seedPayoutSellers(query: Query, opts: PayoutSeedOptions) {
          from legs lg
          left join accounts sa on lg.seller and sa.owner_user_id = lg.user_id and sa.kind = lg.kind
          left join platform pa on not lg.seller and pa.kind = lg.kind`,
-      [opts.territoryId, opts.buyerUserId, from, to, opts.historySalesPerSeller],
+      [opts.territoryId, opts.buyerUserId, from, to, opts.historySalesPerSeller, readySales],
     );
     opts.progress?.(to);
   }
-  const sales = opts.sellers * (opts.historySalesPerSeller + 1);
+  const sales = opts.sellers * (opts.historySalesPerSeller + readySales);
   return {
     sellers: opts.sellers,
     sales,
-    readySales: opts.sellers,
+    readySales: opts.sellers * readySales,
     paidOutPayouts: opts.sellers * opts.historySalesPerSeller,
-    ledgerEntries: opts.sellers * (opts.historySalesPerSeller * ENTRIES_PER_HISTORY_SALE + ENTRIES_PER_READY_SALE),
+    ledgerEntries: opts.sellers * (opts.historySalesPerSeller * ENTRIES_PER_HISTORY_SALE + readySales * ENTRIES_PER_READY_SALE),
   };
 }
 
@@ -184,7 +187,7 @@ const TARGET_SECONDS = 10;
 
 async function main() {
   const smoke = process.argv.includes('--smoke');
-  const size = smoke ? { sellers: 200, ledgerEntries: 20_000 } : { sellers: 10_000, ledgerEntries: 1_000_000 };
+  const size = smoke ? { sellers: 200, ledgerEntries: 20_000, busySales: 500 } : { sellers: 10_000, ledgerEntries: 1_000_000, busySales: 10_000 };
   const historySalesPerSeller = Math.ceil((size.ledgerEntries / size.sellers - ENTRIES_PER_READY_SALE) / ENTRIES_PER_HISTORY_SALE);
   const startedAt = Date.now();
   const log = (message: string) => console.log(`[bench:payouts ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
@@ -333,6 +336,41 @@ async function main() {
     const balanceReadMs = (performance.now() - t0) / reads;
     for (const p of plans) if (p.seqScans.length > 0) failures.push(`${p.name}: sequential scan on ${p.seqScans.join(', ')}`);
 
+    // A busy seller: all their READY sales in one payout, one line each (what the lines' checks cost at commit).
+    const [busyTerritory] = await query<{ id: string }>(
+      `insert into territory (id, created_at_utc, name, city, state, latitude, longitude, status, tags, enabled_flags)
+       values (gen_random_uuid(), now(), 'Payout Bench Busy', 'São Paulo', 'SP', -23.56, -46.64, 'ACTIVE', '{}', array['MARKETPLACEENABLED']) returning id`,
+    );
+    await query(
+      `insert into payout_config (id, created_at_utc, territory_id, retention_period_days, minimum_payout_amount_in_cents, maximum_payout_amount_in_cents,
+                                  frequency, auto_payout_enabled, requires_approval, currency, is_active, updated_at_utc)
+       values (gen_random_uuid(), now(), $1, 0, 0, null, 'Manual', false, false, 'BRL', true, now())`,
+      [busyTerritory!.id],
+    );
+    await seedPayoutSellers(query, {
+      territoryId: busyTerritory!.id,
+      buyerUserId: buyer!.id,
+      sellers: 1,
+      historySalesPerSeller: 0,
+      readySalesPerSeller: size.busySales,
+    });
+    await query('analyze');
+    t0 = performance.now();
+    const busyRun = await runPayouts(orm.em.fork(), gateway, new Date(), busyTerritory!.id);
+    const busyRunSeconds = (performance.now() - t0) / 1000;
+    const busySync = await syncPayoutStatuses(orm.em.fork(), gateway, new Date(), busyTerritory!.id);
+    const [busy] = await query<{ payouts: number; lines: number; unpaid: number }>(
+      `select (select count(*) from payout where territory_id = $1 and status = 'COMPLETED')::int as payouts,
+              (select count(*) from payout_line l join payout p on p.id = l.payout_id where p.territory_id = $1)::int as lines,
+              (select count(*) from seller_transaction where territory_id = $1 and status <> 'PAID')::int as unpaid`,
+      [busyTerritory!.id],
+    );
+    if (busyRun.created !== 1 || busySync.completed !== 1 || busy!.payouts !== 1 || busy!.lines !== size.busySales || busy!.unpaid !== 0) {
+      failures.push(
+        `busy seller: ${busy!.payouts} payouts COMPLETED with ${busy!.lines} lines, ${busy!.unpaid} sales not PAID; expected 1 with ${size.busySales}, 0`,
+      );
+    }
+
     console.log('');
     console.log(
       `Payout run over ${size.sellers.toLocaleString('en')} sellers with ready balances in one territory (${counted!.entries.toLocaleString('en')} ledger entries before the run):`,
@@ -347,6 +385,9 @@ async function main() {
       `  run + sync           ${totalSeconds.toFixed(2).padStart(6)} s  ${rowsPerSecond(payoutRows + runEntries + sync.completed + syncEntries, totalSeconds).toLocaleString('en')} rows/s`,
     );
     console.log(`  target: run + sync under ${TARGET_SECONDS} s: ${totalSeconds < TARGET_SECONDS ? 'MET' : 'MISSED'}`);
+    console.log(
+      `  busy seller          ${busyRunSeconds.toFixed(2).padStart(6)} s  payouts-run of one seller's ${size.busySales.toLocaleString('en')} READY sales: 1 payout of ${busy!.lines.toLocaleString('en')} lines`,
+    );
     console.log('');
     console.log(
       `Seller-balance read with ${entriesAfterSync.toLocaleString('en')} ledger entries (GET .../seller-balance/me: ${balanceReadMs.toFixed(2)} ms per read, warm):`,
@@ -377,6 +418,7 @@ async function main() {
             rowsPerSecond: rowsPerSecond(sync.completed + syncEntries, syncSeconds),
           },
           totalSeconds,
+          busySeller: { sales: size.busySales, runSeconds: busyRunSeconds, lines: busy!.lines },
           targetSeconds: TARGET_SECONDS,
           targetMet: totalSeconds < TARGET_SECONDS,
           sellerBalanceRead: { perReadMs: balanceReadMs, statements: plans.map(({ name, executionMs, seqScans }) => ({ name, executionMs, seqScans })) },

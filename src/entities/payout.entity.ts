@@ -86,9 +86,9 @@ export const Payout = defineEntity({
  * (not FAILED) payouts; it is PAID when its lines in COMPLETED payouts add up to its net. Lines are written by the
  * payout claim only, under the seller transaction's row lock, and never changed. PostgreSQL checks at commit (the
  * deferred constraint trigger `payout_line_check`, which takes the transaction's row lock itself) that a payout's
- * lines add up to its amount, belong to its seller, territory and currency and to a READY transaction, and that a
- * transaction's lines in live payouts never exceed its net: no amount is paid twice. The unique (payout,
- * transaction) pair makes a line once per payout.
+ * lines add up to its amount (summed once per payout, by its last line), belong to its seller, territory and currency
+ * and to a READY transaction, and that a transaction's lines in live payouts never exceed its net: no amount is paid
+ * twice. The unique (payout, transaction) pair makes a line once per payout.
  */
 export const PayoutLine = defineEntity({
   name: 'PayoutLine',
@@ -98,10 +98,20 @@ export const PayoutLine = defineEntity({
     payoutId: () => p.manyToOne(Payout).mapToPk().fieldName('payout_id').deleteRule('cascade'),
     sellerTransactionId: () => p.manyToOne(SellerTransaction).mapToPk().fieldName('seller_transaction_id').deleteRule('cascade').index(),
     amountInCents: p.bigint('number'),
+    /** Numbered by the trigger `payout_line_number` under the payout's row lock: a payout's lines in commit order. */
+    seq: p.bigint('number'),
   },
   checks: [{ name: 'payout_line_amount_check', expression: 'amount_in_cents >= 0' }],
   uniques: [{ name: 'payout_line_payout_transaction_unique', properties: ['payoutId', 'sellerTransactionId'] }],
+  // A payout's lines in order; its last line (`payout_line_check` sums the lines once per payout, by that line).
+  indexes: [{ name: 'payout_line_payout_seq_index', properties: ['payoutId', 'seq'] }],
   triggers: [
+    {
+      name: 'payout_line_number',
+      timing: 'before',
+      events: ['insert'],
+      expression: `create trigger "payout_line_number" before insert on "payout_line" for each row execute function payout_line_number()`,
+    },
     {
       name: 'payout_line_check',
       timing: 'after',

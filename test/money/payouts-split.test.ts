@@ -328,6 +328,62 @@ describe('the database holds the payout rules', () => {
     );
     await expectLedgerBalanced(t);
   });
+
+  it("sums a payout's lines once, by its last line: a line added in a later transaction, or after an immediate check, is still refused; a payout's line writers take turns", async () => {
+    const s = await bigShop();
+    await paidSale(t, s, 1);
+    await release(t);
+    await runPayouts(em(), new ScriptedGateway({ otherwise: 'PROCESSING' }), new Date(), s.territory.id);
+    const [first] = await payoutsOf(t, s.seller.id);
+    // Two more sales, READY and in no payout.
+    const b = await saleOf(await paidSale(t, s, 1));
+    const c = await saleOf(await paidSale(t, s, 1));
+    await release(t);
+    expect((await t.sql<{ status: string }>('select status from seller_transaction where id = any($1)', [[b.id, c.id]])).map((r) => r.status)).toEqual([
+      'READY',
+      'READY',
+    ]);
+    const line = (payoutId: string, transactionId: string, amount: number): [string, unknown[]] => [
+      `insert into payout_line (id, created_at_utc, payout_id, seller_transaction_id, amount_in_cents) values (gen_random_uuid(), now(), ?, ?, ?)`,
+      [payoutId, transactionId, amount],
+    ];
+    const inOneTransaction = (statements: Array<[string, unknown[]]>) =>
+      em().transactional(async (tx) => {
+        for (const [sql, params] of statements) await execSql(tx, sql, params);
+      });
+
+    // The payout's lines added up when it committed; one more cent a transaction later is its new last line, which sums them.
+    await expect(inOneTransaction([line(first!.id, b.id, 1)])).rejects.toThrow(/carries 50001 cents in its lines, not its amount of 50000/);
+    // Checked early (set constraints ... immediate), then a line more: that line is the last one at commit.
+    const early = '01900000-0000-7000-8000-000000000009';
+    await expect(
+      inOneTransaction([
+        [
+          `insert into payout (id, created_at_utc, territory_id, seller_user_id, amount_in_cents, currency, status, transaction_ids, updated_at_utc)
+           values (?, now(), ?, ?, 1, 'BRL', 'PENDING', array[?::text, ?::text], now())`,
+          [early, s.territory.id, s.seller.id, b.id, c.id],
+        ],
+        line(early, b.id, 1),
+        ['set constraints payout_line_check immediate', []],
+        line(early, c.id, 1),
+      ]),
+    ).rejects.toThrow(/carries 2 cents in its lines, not its amount of 1/);
+    // A writer of a payout's lines holds the payout's row lock to its commit, so lines are numbered in commit order.
+    const sentinel = new Error('rolled back on purpose');
+    await expect(
+      em().transactional(async (tx) => {
+        await execSql(tx, ...line(first!.id, b.id, 0));
+        await expect(t.sql('select 1 from payout where id = $1 for no key update nowait', [first!.id])).rejects.toThrow(/could not obtain lock/);
+        throw sentinel;
+      }),
+    ).rejects.toBe(sentinel);
+    const lines = await t.sql<{ payout_id: string; seq: string }>('select payout_id, seq::text from payout_line where seller_transaction_id = any($1)', [
+      [b.id, c.id],
+    ]);
+    expect(lines).toEqual([]);
+    expect(await t.sql('select count(*)::int as n from payout where id = $1', [early])).toEqual([{ n: 0 }]);
+    await expectLedgerBalanced(t);
+  });
 });
 
 /** A second item of the shop at `price` (BRL, no fee); its id. */

@@ -69,11 +69,11 @@ export const sellerPayouts = (sellerUserId: string, territoryId: string): Payout
 
 /**
  * A page of the payouts, newest first, each row with the number of all that match and its lines, read for the page's
- * rows only (through `payout_line_payout_transaction_unique`, whose first column is the payout).
+ * rows only, in their order (through `payout_line_payout_seq_index`).
  */
 export const payoutsPageQuery = (filter: PayoutFilter, page: { offset: number; limit: number }): SqlQuery => ({
   sql: `select p.*, (select coalesce(json_agg(json_build_object('transactionId', l.seller_transaction_id, 'amountInCents', l.amount_in_cents)
-                                               order by l.created_at_utc, l.id), '[]'::json)
+                                               order by l.seq), '[]'::json)
                        from payout_line l where l.payout_id = p.id) as lines
           from (select ${PAYOUT_COLUMNS}, created_at_utc from payout where ${filter.sql}
                  order by created_at_utc desc, id desc offset ?::int limit ?::int) p
