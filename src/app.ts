@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -107,7 +106,6 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
       done(error, undefined);
     }
   });
-  await app.register(formbody);
   // Cookies are parsed where they are read (the CSRF routes), not on every request.
   await app.register(cookie, { hook: false });
 

@@ -58,11 +58,12 @@ describe('errors are problem details', () => {
     expect(await countRows(t, 'territory')).toBe(before);
   });
 
-  it('an unsupported content type is a 415 problem and writes nothing; multipart is for the upload routes only', async () => {
+  it('an unsupported content type is a 415 problem and writes nothing; multipart is for the upload routes only, a form for /oauth/token only', async () => {
     const admin = await newAdmin(t);
     const before = await countRows(t, 'territory');
     const bodies = [
       { type: 'application/xml', payload: '<territory/>' },
+      { type: 'application/x-www-form-urlencoded', payload: 'name=Centro&city=Recife&state=PE&latitude=-8.05&longitude=-34.9' },
       { type: 'multipart/form-data; boundary=x', payload: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nCentro\r\n--x--\r\n' },
     ];
     for (const body of bodies) {
