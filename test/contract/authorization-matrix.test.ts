@@ -6,7 +6,18 @@ import { TERRITORY_FEATURE_FLAGS } from '../../src/entities/territory.entity.js'
 import { newId } from '../../src/platform/ids.js';
 import { signWebhook } from '../../src/routers/payments/gateway.js';
 import { newEvent, newMapEntity, newPost } from '../factories/content.js';
-import { addMembership, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import {
+  addMembership,
+  everyTableCount,
+  newAdmin,
+  newCurator,
+  newResident,
+  newTerritory,
+  newUser,
+  newVisitor,
+  type TestTerritory,
+  type TestUser,
+} from '../factories/index.js';
 import { multipartBody, TINY_PDF, TINY_PNG } from '../factories/multipart.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -978,6 +989,9 @@ const OPERATIONS = Object.entries(doc.paths).flatMap(([path, item]) =>
     .map((method) => `${method.toUpperCase()} ${path}`),
 );
 
+/** Written by the jobs (the outbox's deliveries of what `make` caused), not by the request: a refusal writes the rest. */
+const WORKER_TABLES = ['notification'];
+
 let world: World;
 beforeAll(async () => {
   const t = await createTestApp();
@@ -1008,8 +1022,11 @@ describe('authorization matrix', () => {
         Object.assign(headers, call.multipart.headers);
         payload = call.multipart.payload;
       }
+      const before = await everyTableCount(world.t, WORKER_TABLES);
       const res = await world.t.app.inject({ method: method as 'GET', url: call.url, headers, ...(payload !== undefined ? { payload } : {}) });
       observed[caller] = res.statusCode;
+      // A refusal writes nothing.
+      if (res.statusCode >= 400) expect(await everyTableCount(world.t, WORKER_TABLES), `${caller}: ${res.statusCode}`).toEqual(before);
     }
     if (process.env.MATRIX_RECORD) console.log(`MATRIX ${op} ${JSON.stringify(observed)}`);
     expect(observed).toEqual(row.expect);

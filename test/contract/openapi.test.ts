@@ -7,7 +7,7 @@ import { CART_NOTES_MAX } from '../../src/routers/cart/cart.schemas.js';
 import { SYSTEM_PERMISSIONS } from '../../src/entities/user.entity.js';
 import { restOperations } from '../../src/openapi/plugin.js';
 import { appRouter } from '../../src/routers/index.js';
-import { newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { everyTableCount, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { doc, type JsonSchema, jsonBody, type Op, ops, resolveRef, UNKNOWN_ID } from './document.js';
 
@@ -152,7 +152,7 @@ describe('(a) every protected operation answers 401 without a token', () => {
   });
 });
 
-describe('(b) a malformed path id answers 400 or 404, never 500', () => {
+describe('(b) a malformed path id answers 400 or 404 and writes nothing, never 500', () => {
   // Every path parameter malformed at once, then each id alone (the others well-formed), so each one is checked.
   const cases = ops
     .filter((op) => callable(op) && idParams(op).length > 0)
@@ -164,13 +164,15 @@ describe('(b) a malformed path id answers 400 or 404, never 500', () => {
       return [all, ...names.map((name) => ({ label: `${op.name} ({${name}} malformed)`, op, values: { [name]: 'not-a-uuid' } }))];
     });
   it.each(cases.map((c) => [c.label, c] as const))('%s', async (_label, { op, values }) => {
+    const before = await everyTableCount(t);
     const res = await t.app.inject({ method: op.method as 'GET', url: fill(op.path, values, UNKNOWN_ID), headers: headersFor(op) });
     expect([400, 404], `${res.statusCode} ${res.body}`).toContain(res.statusCode);
     expectErrorBody(res, op);
+    expect(await everyTableCount(t)).toEqual(before);
   });
 });
 
-describe('(c) a JSON body of the wrong type answers 400, never 500 or 2xx', () => {
+describe('(c) a JSON body of the wrong type answers 400 and writes nothing, never 500 or 2xx', () => {
   const bodyOps = ops.filter((op) => callable(op) && jsonBody(op));
   const cases = bodyOps.flatMap((op) => {
     const wrongObject = wrongTypedObject(jsonBody(op)!);
@@ -180,6 +182,7 @@ describe('(c) a JSON body of the wrong type answers 400, never 500 or 2xx', () =
     ];
   });
   it.each(cases.map((c) => [c.label, c] as const))('%s', async (_label, { op, payload }) => {
+    const before = await everyTableCount(t);
     const res = await t.app.inject({
       method: op.method as 'POST',
       url: fill(op.path, {}, UNKNOWN_ID),
@@ -188,14 +191,16 @@ describe('(c) a JSON body of the wrong type answers 400, never 500 or 2xx', () =
     });
     expect(res.statusCode, res.body).toBe(400);
     expectErrorBody(res, op);
+    expect(await everyTableCount(t)).toEqual(before);
   });
 });
 
-describe('multipart operations refuse a body that is not multipart', () => {
+describe('multipart operations refuse a body that is not multipart and write nothing', () => {
   const multipartOps = ops.filter((op) => callable(op) && multipartBody(op));
   // With a resource in the path, access to it (403, or 404 for an unknown id) may be checked before the body is read.
   const allowed = (op: Op) => (pathParams(op).length ? [400, 403, 404, 415] : [400, 415]);
   it.each(multipartOps.map((op) => [op.name, op] as const))('%s', async (_name, op) => {
+    const before = await everyTableCount(t);
     const url = fill(op.path, {}, UNKNOWN_ID);
     const asJson = await t.app.inject({ method: op.method as 'POST', url, headers: headersFor(op), payload: { file: 'not a file' } });
     expect(allowed(op), `${asJson.statusCode} ${asJson.body}`).toContain(asJson.statusCode);
@@ -203,6 +208,7 @@ describe('multipart operations refuse a body that is not multipart', () => {
     const asText = await t.app.inject({ method: op.method as 'POST', url, headers: { ...headersFor(op), 'content-type': 'text/plain' }, payload: 'hello' });
     expect(allowed(op), `${asText.statusCode} ${asText.body}`).toContain(asText.statusCode);
     expectErrorBody(asText, op);
+    expect(await everyTableCount(t)).toEqual(before);
   });
 });
 

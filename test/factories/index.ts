@@ -131,3 +131,18 @@ export async function countRows(t: TestApp, table: string, where = 'true', param
   const rows = await t.sql<{ n: string }>(`select count(*)::text as n from ${table} where ${where}`, params);
   return Number(rows[0]?.n ?? 0);
 }
+
+/**
+ * The rows of every table of the application, by table, but the rate limit's counters (which count a refused request
+ * too) and `except`: the generic contract tests assert that a refused request leaves them all as they were.
+ */
+export async function everyTableCount(t: TestApp, except: readonly string[] = []): Promise<Record<string, number>> {
+  const rows = await t.sql<{ name: string; n: number }>(
+    `select table_name as name,
+            (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from public.%I', table_name), false, true, '')))[1]::text::int as n
+       from information_schema.tables
+      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> all($1::text[])`,
+    [['rate_limit_counter', ...except]],
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+}
