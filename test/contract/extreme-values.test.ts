@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SYSTEM_PERMISSIONS } from '../../src/entities/user.entity.js';
-import { newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { everyTableCount, newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { clientToken } from '../journeys/helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { type JsonSchema, jsonBody, ops, resolveRef, UNKNOWN_ID } from './document.js';
@@ -75,7 +75,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-it('no operation answers 500 to extreme values of the right type', async () => {
+/**
+ * One past the newest transaction that ended, as a snapshot sees it: a request that wrote anything (or tried: the
+ * rolled-back writes of a refusal) had a transaction id, so while it stays the same the rows of every table are those
+ * counted last; they are counted again only when it moved.
+ */
+const completedXid = async () => (await t.sql<{ xid: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as xid'))[0]!.xid;
+let counted: { xid: string; rows: Record<string, number> } | null = null;
+async function rowsNow() {
+  const xid = await completedXid();
+  if (counted?.xid !== xid) counted = { xid, rows: await everyTableCount(t) };
+  return counted;
+}
+
+it('no operation answers 500 to extreme values of the right type, and none that refuses them writes anything', async () => {
   const failures: string[] = [];
   let reachedSuccess = 0;
   const client = await clientToken(t, await newAdmin(t));
@@ -96,9 +109,13 @@ it('no operation answers 500 to extreme values of the right type', async () => {
       const payload = body ? JSON.stringify(extreme(body, kind, territory.id, requiredOnly)) : undefined;
       for (const caller of [admin, resident]) {
         const auth = op.path.startsWith('/api/v2/') ? { authorization: `Bearer ${client}`, 'x-user-token': caller.token } : caller.headers;
+        const before = await rowsNow();
         const res = await t.app.inject({ method: op.method, url, headers: { ...auth, ...(payload ? { 'content-type': 'application/json' } : {}) }, payload });
-        if (res.statusCode >= 500)
-          failures.push(`${op.method} ${op.path} (${kind}${requiredOnly ? ', required fields only' : ''}): ${res.statusCode} ${res.body.slice(0, 300)}`);
+        const label = `${op.method} ${op.path} (${kind}${requiredOnly ? ', required fields only' : ''})`;
+        if (res.statusCode >= 500) failures.push(`${label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+        // A refusal writes nothing.
+        if (res.statusCode >= 400 && JSON.stringify((await rowsNow()).rows) !== JSON.stringify(before.rows))
+          failures.push(`${label}: ${res.statusCode} but wrote rows`);
         if (res.statusCode < 300) reachedSuccess += 1;
       }
     }
