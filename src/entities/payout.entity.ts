@@ -20,8 +20,8 @@ const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', 
  * after a crash asks the gateway for the same transfer again instead of a second one. `transactionIds` lists the
  * transactions of its lines (kept after a failure gives their amounts back). PostgreSQL checks that each status has
  * its timestamps, that the gateway's reference is unique, and (trigger `payout_status_transition`) that a payout only
- * moves PENDING -> PROCESSING -> COMPLETED | FAILED, with its amount, seller, territory and currency never changed:
- * FAILED is final, which is what lets a failed payout's lines stop counting.
+ * moves PENDING -> PROCESSING -> COMPLETED | FAILED, with its amount, seller, territory, currency and transactions
+ * never changed: FAILED is final, which is what lets a failed payout's lines stop counting.
  */
 export const Payout = defineEntity({
   name: 'Payout',
@@ -86,9 +86,10 @@ export const Payout = defineEntity({
  * (not FAILED) payouts; it is PAID when its lines in COMPLETED payouts add up to its net. Lines are written by the
  * payout claim only, under the seller transaction's row lock, and never changed. PostgreSQL checks at commit (the
  * deferred constraint trigger `payout_line_check`, which takes the transaction's row lock itself) that a payout's
- * lines add up to its amount (summed once per payout, by its last line), belong to its seller, territory and currency
- * and to a READY transaction, and that a transaction's lines in live payouts never exceed its net: no amount is paid
- * twice. The unique (payout, transaction) pair makes a line once per payout.
+ * lines add up to its amount and are the transactions of its `transactionIds` (checked once per payout, by its last
+ * line), belong to its seller, territory and currency and to a READY transaction, and that a transaction's lines in
+ * live payouts never exceed its net: no amount is paid twice. The unique (payout, transaction) pair makes a line once
+ * per payout.
  */
 export const PayoutLine = defineEntity({
   name: 'PayoutLine',

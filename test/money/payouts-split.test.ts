@@ -329,7 +329,7 @@ describe('the database holds the payout rules', () => {
     await expectLedgerBalanced(t);
   });
 
-  it("sums a payout's lines once, by its last line: a line added in a later transaction, or after an immediate check, is still refused; a payout's line writers take turns", async () => {
+  it("sums a payout's lines once, by its last line: a line added in a later transaction, or after an immediate check, is still refused; its transactions are its lines'; a payout's line writers take turns", async () => {
     const s = await bigShop();
     await paidSale(t, s, 1);
     await release(t);
@@ -360,14 +360,27 @@ describe('the database holds the payout rules', () => {
       inOneTransaction([
         [
           `insert into payout (id, created_at_utc, territory_id, seller_user_id, amount_in_cents, currency, status, transaction_ids, updated_at_utc)
-           values (?, now(), ?, ?, 1, 'BRL', 'PENDING', array[?::text, ?::text], now())`,
-          [early, s.territory.id, s.seller.id, b.id, c.id],
+           values (?, now(), ?, ?, 1, 'BRL', 'PENDING', array[?::text], now())`,
+          [early, s.territory.id, s.seller.id, b.id],
         ],
         line(early, b.id, 1),
         ['set constraints payout_line_check immediate', []],
         line(early, c.id, 1),
       ]),
     ).rejects.toThrow(/carries 2 cents in its lines, not its amount of 1/);
+    // Its list of transactions is its lines' transactions, and stays so.
+    const listed = '01900000-0000-7000-8000-000000000010';
+    await expect(
+      inOneTransaction([
+        [
+          `insert into payout (id, created_at_utc, territory_id, seller_user_id, amount_in_cents, currency, status, transaction_ids, updated_at_utc)
+           values (?, now(), ?, ?, 1, 'BRL', 'PENDING', array[?::text, ?::text], now())`,
+          [listed, s.territory.id, s.seller.id, b.id, c.id],
+        ],
+        line(listed, b.id, 1),
+      ]),
+    ).rejects.toThrow(/its transaction_ids are not the transactions of its lines/);
+    await expect(t.sql(`update payout set transaction_ids = array[$2::text] where id = $1`, [first!.id, b.id])).rejects.toThrow(/never changed/);
     // A writer of a payout's lines holds the payout's row lock to its commit, so lines are numbered in commit order.
     const sentinel = new Error('rolled back on purpose');
     await expect(
@@ -381,7 +394,7 @@ describe('the database holds the payout rules', () => {
       [b.id, c.id],
     ]);
     expect(lines).toEqual([]);
-    expect(await t.sql('select count(*)::int as n from payout where id = $1', [early])).toEqual([{ n: 0 }]);
+    expect(await t.sql('select count(*)::int as n from payout where id = any($1)', [[early, listed]])).toEqual([{ n: 0 }]);
     await expectLedgerBalanced(t);
   });
 });
