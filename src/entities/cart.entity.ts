@@ -6,6 +6,12 @@ import { User } from './user.entity.js';
 
 /** The largest quantity of one cart line (DESIGN section 13). */
 export const CART_QUANTITY_MAX = 999;
+/**
+ * The most lines (distinct items) a cart holds: with items at most ITEM_PRICE_MAX (10^11 cents) and quantities at most
+ * 999, a full cart's total stays below 2^53 cents, so every amount of its checkout is an exact integer in JSON and in
+ * JavaScript (91 lines of the dearest item went past it: a checkout the webhook could never match, a cart unreadable).
+ */
+export const CART_LINES_MAX = 50;
 
 /** A buyer's cart in one territory (DESIGN section 13 "Cart"): unique per (user, territory), so concurrent first adds make one. */
 export const Cart = defineEntity({

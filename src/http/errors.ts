@@ -83,7 +83,9 @@ export function classifyError(error: unknown): Classified {
   // The database is down, restarting or out of connections: 503 with Retry-After, never a 500 (wherever it surfaced).
   if (isDatabaseUnavailable(error) && !(error instanceof TRPCError && error.cause instanceof ZodError)) return classifyError(databaseUnavailable());
   if (error instanceof TRPCError) {
-    if (error.cause instanceof ZodError) return fromZod(error.cause);
+    // The input's validation (BAD_REQUEST); a failed output validation is the server's fault (a 500, logged), never
+    // the client's 400, as the work it follows may have been committed.
+    if (error.cause instanceof ZodError && error.code === 'BAD_REQUEST') return fromZod(error.cause);
     if (error.cause instanceof AppError) return classifyError(error.cause);
     const status = TRPC_STATUS[error.code] ?? 500;
     if (status >= 500) return { status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' };

@@ -12,7 +12,8 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
  * client SDK sees (src/trpc/root-types.ts).
  */
 export function formatError({ shape, error }: { shape: TRPCDefaultErrorShape; error: TRPCError }) {
-  const validation = error.cause instanceof ZodError ? zodFieldErrors(error.cause) : undefined;
+  // The input's validation only: a failed output validation is an internal error, its issues not the client's business.
+  const validation = error.cause instanceof ZodError && error.code === 'BAD_REQUEST' ? zodFieldErrors(error.cause) : undefined;
   // AppErrors' messages are safe to show (a 503 DATABASE_UNAVAILABLE); other 5xx are replaced.
   const internal = shape.data.httpStatus >= 500 && !(error instanceof AppError);
   // The JSON parser's own message would quote the client's bytes back; keep it generic.

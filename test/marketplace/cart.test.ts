@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, newResident, newTerritory, newUser, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
-import { addToCart, listItem, openStore } from './money-helpers.js';
+import { addToCart, checkout, listItem, openStore } from './money-helpers.js';
 
 let t: TestApp;
 let territory: TestTerritory;
@@ -85,6 +85,33 @@ describe('POST /api/v1/cart/items and POST /api/v1/cart', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
     }
     expect(await countRows(t, 'cart_item')).toBe(before);
+  });
+});
+
+describe('a full cart', () => {
+  it('holds at most 50 different items: the 51st is a 400 CART_FULL that writes nothing, also when two race for the last place; 50 of the dearest at the largest quantity still check out to an exact total', async () => {
+    const buyer = await newUser(t);
+    const dear: string[] = [];
+    for (let i = 0; i < 52; i++) dear.push(await listItem(t, seller, storeId, { title: `Dear thing ${i}`, priceAmount: '1000000000' }));
+    for (const id of dear.slice(0, 49)) expect((await addToCart(t, buyer, { itemId: id, quantity: 999 })).statusCode).toBe(201);
+    const raced = await Promise.all([addToCart(t, buyer, { itemId: dear[49], quantity: 999 }), addToCart(t, buyer, { itemId: dear[50], quantity: 999 })]);
+    expect(raced.map((res) => res.statusCode).sort()).toEqual([201, 400]);
+    const lines = () => countRows(t, 'cart_item l join cart c on c.id = l.cart_id', 'c.user_id = $1', [buyer.id]);
+    expect(await lines()).toBe(50);
+    const refused = await addToCart(t, buyer, { itemId: dear[51], quantity: 1 });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'CART_FULL', detail: 'A cart holds at most 50 different items; check out or remove one first.' });
+    expect(await lines()).toBe(50);
+    // An item already in it is replaced as before.
+    expect((await addToCart(t, buyer, { itemId: dear[0], quantity: 999 })).statusCode).toBe(200);
+    const total = 50 * 999 * 100_000_000_000;
+    expect(total).toBeLessThan(Number.MAX_SAFE_INTEGER);
+    const cart = await getCart(buyer);
+    expect(cart.statusCode).toBe(200);
+    expect(cart.json()).toMatchObject({ subtotalInCents: total });
+    const res = await checkout(t, buyer, { territoryId: territory.id });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().checkouts.map((c: { totalInCents: number }) => c.totalInCents)).toEqual([total]);
   });
 });
 

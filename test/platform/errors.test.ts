@@ -1,4 +1,8 @@
+import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { classifyError } from '../../src/http/errors.js';
+import { formatError } from '../../src/trpc/error-shape.js';
 import { countRows, newAdmin, newUser, UNKNOWN_ID } from '../factories/index.js';
 import type { TestApp } from '../setup/test-app.js';
 import { createAppWith } from './support.js';
@@ -101,6 +105,22 @@ describe('internal errors never leak', () => {
       code: 'INTERNAL_ERROR',
     });
     expect(res.body).not.toMatch(/hunter2|10\.1\.2\.3|deep|field|stack|at .*\.ts/);
+  });
+});
+
+describe('a failed output validation', () => {
+  it("is the server's 500 (the work before it may be committed), never the client's 400, with no issue shown", () => {
+    const issues = z.object({ totalInCents: z.number().int().max(10) }).safeParse({ totalInCents: 11 }).error!;
+    const output = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Output validation failed', cause: issues });
+    expect(classifyError(output)).toEqual({ status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred.' });
+    const shape = { code: -32603, message: 'Output validation failed', data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'cart.get' } } as const;
+    expect(formatError({ shape: shape as never, error: output })).toMatchObject({
+      message: 'Internal server error',
+      data: { problemCode: 'INTERNAL_SERVER_ERROR', errors: null },
+    });
+    // The input's, as before: the client's 400 naming the field.
+    const input = new TRPCError({ code: 'BAD_REQUEST', message: 'Input validation failed', cause: issues });
+    expect(classifyError(input)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ field: 'totalInCents' }] });
   });
 });
 

@@ -84,11 +84,11 @@ export async function emptyCart(em: EntityManager, cartId: string): Promise<void
   await execSql(em, 'delete from cart_item where cart_id = ?', [cartId]);
 }
 
-/** The currencies of a cart's lines other than `exceptItemId`'s. */
-export async function cartCurrencies(em: EntityManager, cartId: string, exceptItemId: string): Promise<string[]> {
+/** The currency of each of a cart's lines other than `exceptItemId`'s (at most CART_LINES_MAX). */
+export async function otherLineCurrencies(em: EntityManager, cartId: string, exceptItemId: string): Promise<string[]> {
   const rows = await execSql<{ currency: string }>(
     em,
-    'select distinct i.currency from cart_item l join item i on i.id = l.item_id where l.cart_id = ? and l.item_id <> ?',
+    'select i.currency from cart_item l join item i on i.id = l.item_id where l.cart_id = ? and l.item_id <> ?',
     [cartId, exceptItemId],
   );
   return rows.map((r) => r.currency);

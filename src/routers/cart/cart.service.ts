@@ -4,9 +4,10 @@ import { newId } from '../../platform/ids.js';
 import { badRequest, conflict, notFound, validationFailed } from '../../platform/problems.js';
 import { DEFAULT_CURRENCY } from '../../platform/currency.js';
 import type { ServiceContext } from '../../platform/service-context.js';
+import { CART_LINES_MAX } from '../../entities/cart.entity.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { itemFacts } from '../items/items.queries.js';
-import { cartCurrencies, cartLineOf, cartLines, type CartLineRow, ensureCart } from './cart.queries.js';
+import { cartLineOf, cartLines, type CartLineRow, ensureCart, otherLineCurrencies } from './cart.queries.js';
 import type { AddCartItemInput, CartLineOutput, CartOutput, CartSubtotal, UpdateCartLineInput } from './cart.schemas.js';
 
 const MARKETPLACE = 'MARKETPLACEENABLED' as const;
@@ -96,10 +97,15 @@ export async function addCartItem(ctx: ServiceContext, input: AddCartItemInput):
   const now = ctx.clock.now();
   const { created, lineId } = await ctx.em.transactional(async (tx) => {
     const cartId = await ensureCart(tx, ctx.user.id, item.territoryId, now);
+    // The cart's row lock first: two adds at once count each other's lines.
+    await execSql(tx, 'update cart set updated_at_utc = ? where id = ?', [now, cartId]);
     const [{ currency }] = (await execSql<{ currency: string }>(tx, 'select currency from item where id = ?', [item.id])) as [{ currency: string }];
-    const others = await cartCurrencies(tx, cartId, item.id);
+    const others = await otherLineCurrencies(tx, cartId, item.id);
     if (others.some((c) => c !== currency)) {
-      throw badRequest(`The cart holds items priced in ${others.join(', ')}; this item is priced in ${currency}.`, 'CART_CURRENCY_MISMATCH');
+      throw badRequest(`The cart holds items priced in ${[...new Set(others)].join(', ')}; this item is priced in ${currency}.`, 'CART_CURRENCY_MISMATCH');
+    }
+    if (others.length >= CART_LINES_MAX) {
+      throw badRequest(`A cart holds at most ${CART_LINES_MAX} different items; check out or remove one first.`, 'CART_FULL');
     }
     const [row] = await execSql<{ id: string; created: boolean }>(
       tx,
@@ -108,7 +114,6 @@ export async function addCartItem(ctx: ServiceContext, input: AddCartItemInput):
        returning id, (xmax = 0) as created`,
       [newId(), now, cartId, item.id, input.quantity, input.notes, now],
     );
-    await execSql(tx, 'update cart set updated_at_utc = ? where id = ?', [now, cartId]);
     return { created: row!.created, lineId: row!.id };
   });
   const line = await cartLineOf(ctx.em, ctx.user.id, lineId);
