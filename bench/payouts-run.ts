@@ -304,7 +304,8 @@ async function main() {
     );
     const failures: string[] = [];
     if (run.created !== size.sellers) failures.push(`${run.created} payouts created, expected ${size.sellers}`);
-    if (sync.completed !== size.sellers || sync.failed > 0 || run.errors.length + sync.errors.length > 0) failures.push('not every payout completed');
+    if (sync.completed !== size.sellers || sync.failed > 0 || run.errors.length + run.failedTerritories.length + sync.errors.length > 0)
+      failures.push('not every payout completed');
     if (check!.payouts !== size.sellers) failures.push(`${check!.payouts} payouts of this run COMPLETED, expected ${size.sellers}`);
     if (check!.unpaid !== 0) failures.push(`${check!.unpaid} seller transactions not PAID`);
     if (check!.ready !== '0' || check!.transit !== '0') failures.push(`ready ${check!.ready} and in transit ${check!.transit}, expected 0`);

@@ -38,7 +38,7 @@ export const PayoutConfig = defineEntity({
     {
       name: 'payout_config_amounts_check',
       expression:
-        'minimum_payout_amount_in_cents >= 0 and (maximum_payout_amount_in_cents is null or maximum_payout_amount_in_cents >= minimum_payout_amount_in_cents)',
+        'minimum_payout_amount_in_cents >= 0 and (maximum_payout_amount_in_cents is null or (maximum_payout_amount_in_cents > 0 and maximum_payout_amount_in_cents >= minimum_payout_amount_in_cents))',
     },
     { name: 'payout_config_frequency_check', expression: `frequency in (${PAYOUT_FREQUENCIES.map((f) => `'${f}'`).join(', ')})` },
     { name: 'payout_config_currency_check', expression: `currency ~ '^[A-Z]{3}$'` },

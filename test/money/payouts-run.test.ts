@@ -325,6 +325,36 @@ describe('frequency', () => {
     expect([tuesday, monday, firstTuesday].map((d) => isPayoutDue('Manual', d))).toEqual([false, false, false]);
   });
 
+  it("a territory whose run fails does not stop the others': they are paid, the job fails once all were tried, and its retry pays the one that failed", async () => {
+    const failing = await shop(t, admin, { config: { frequency: 'Daily', autoPayoutEnabled: true } });
+    const healthy = await shop(t, admin, { config: { frequency: 'Daily', autoPayoutEnabled: true } });
+    for (const s of [failing, healthy]) await paidSale(t, s, 1);
+    await release(t);
+    // A refusal of the database while claiming the first territory's payouts.
+    await t.sql(`create function refuse_claim() returns trigger language plpgsql as $$
+      begin
+        if new.territory_id = '${failing.territory.id}' then raise exception 'claim refused on purpose'; end if;
+        return new;
+      end $$`);
+    await t.sql('create trigger refuse_claim before insert on payout for each row execute function refuse_claim()');
+    const day = at('2026-11-25T00:00:05Z');
+    try {
+      await expect(runJob(t, undefined, day)).rejects.toThrow(`territory ${failing.territory.id}: claim refused on purpose`);
+    } finally {
+      await t.sql('drop trigger refuse_claim on payout');
+      await t.sql('drop function refuse_claim()');
+    }
+    await syncJob(t);
+    expect(await payoutsOf(t, failing.seller.id)).toEqual([]);
+    expect((await payoutsOf(t, healthy.seller.id)).map((p) => p.status)).toEqual(['COMPLETED']);
+    // The retry: only what is still unclaimed.
+    await runJob(t, undefined, day);
+    await syncJob(t);
+    expect((await payoutsOf(t, failing.seller.id)).map((p) => p.status)).toEqual(['COMPLETED']);
+    expect((await payoutsOf(t, healthy.seller.id)).map((p) => p.status)).toEqual(['COMPLETED']);
+    await expectLedgerBalanced(t);
+  });
+
   it('the scheduled run pays the territories due that day with automatic payouts on, and never Manual ones', async () => {
     const weekly = await shop(t, admin, { config: { frequency: 'Weekly', autoPayoutEnabled: true } });
     const monthly = await shop(t, admin, { config: { frequency: 'Monthly', autoPayoutEnabled: true } });

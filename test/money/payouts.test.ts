@@ -133,6 +133,7 @@ describe('payout configuration', () => {
     ['negative minimum', { minimumPayoutAmountInCents: -1 }],
     ['fractional cents', { minimumPayoutAmountInCents: 10.5 }],
     ['maximum below minimum', { minimumPayoutAmountInCents: 1000, maximumPayoutAmountInCents: 999 }],
+    ['maximum of 0 (no payout could be made)', { minimumPayoutAmountInCents: 0, maximumPayoutAmountInCents: 0 }],
     ['unknown frequency', { frequency: 'Yearly' }],
     ['missing frequency', { frequency: undefined }],
     ['bad currency', { currency: 'EURO' }],

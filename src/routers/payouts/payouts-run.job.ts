@@ -9,7 +9,8 @@ import { runPayouts } from './payouts-run.js';
  * configuration has automatic payouts on and whose frequency is due that day (Daily; Weekly on Mondays; Monthly on
  * the 1st; Manual never). Sent with a `territoryId` by `POST .../payouts/run`: that territory, whatever its frequency.
  * A status sync is sent right after, so with the fake gateway a run settles within seconds. A gateway that refused
- * a payout fails the job (visible in the operator view; pg-boss retries it, and the retry resubmits the same payouts).
+ * a payout, or a territory whose run failed, fails the job once every territory was tried (visible in the operator
+ * view; pg-boss retries it, and the retry resubmits the same payouts and claims only what is still unclaimed).
  */
 export const payoutsRunJob = defineJob({
   queue: 'payouts-run',
@@ -23,8 +24,10 @@ export const payoutsRunJob = defineJob({
     if (!gateway) return;
     const result = await runPayouts(em, gateway, clock.now(), payload.territoryId ?? null);
     if (result.submitted > 0 && send) await send(payoutStatusSyncJob, payload.territoryId ? { territoryId: payload.territoryId } : {});
-    if (result.errors.length > 0) {
-      throw new Error(`The payout gateway refused ${result.errors.length} payout(s): ${result.errors.map((e) => `${e.payoutId}: ${e.message}`).join('; ')}`);
-    }
+    const failures = [
+      ...result.failedTerritories.map((f) => `territory ${f.territoryId}: ${f.message}`),
+      ...result.errors.map((e) => `payout ${e.payoutId} refused by the gateway: ${e.message}`),
+    ];
+    if (failures.length > 0) throw new Error(`payouts-run: ${failures.length} failure(s): ${failures.join('; ')}`);
   },
 });

@@ -389,20 +389,28 @@ export interface PayoutRunResult {
   created: number;
   submitted: number;
   errors: SubmitOutcome['errors'];
+  /** Territories whose run failed before or while submitting (the others were still paid). */
+  failedTerritories: Array<{ territoryId: string; message: string }>;
 }
 
 /**
  * One run: the given territory (on demand: whatever its frequency), or every territory due today (the schedule).
- * Gateway errors do not stop the run; they are returned so the job can fail visibly and be retried.
+ * Gateway errors do not stop the run, nor does a territory whose run fails (each claim batch is its own transaction,
+ * so what it claimed before failing stays claimed and is submitted by the next run); both are returned so the job can
+ * fail visibly and be retried.
  */
 export async function runPayouts(em: EntityManager, gateway: PayoutGateway, now: Date, territoryId: string | null): Promise<PayoutRunResult> {
   const territories = territoryId ? [territoryId] : await territoriesDueForPayout(em, now);
-  const result: PayoutRunResult = { territories: territories.length, created: 0, submitted: 0, errors: [] };
+  const result: PayoutRunResult = { territories: territories.length, created: 0, submitted: 0, errors: [], failedTerritories: [] };
   for (const id of territories) {
-    result.created += await claimPayouts(em, id, now);
-    const outcome = await submitPendingPayouts(em, gateway, now, id);
-    result.submitted += outcome.submitted;
-    result.errors.push(...outcome.errors);
+    try {
+      result.created += await claimPayouts(em, id, now);
+      const outcome = await submitPendingPayouts(em, gateway, now, id);
+      result.submitted += outcome.submitted;
+      result.errors.push(...outcome.errors);
+    } catch (error) {
+      result.failedTerritories.push({ territoryId: id, message: messageOf(error) });
+    }
   }
   return result;
 }

@@ -34,7 +34,8 @@ export const payoutConfigInput = z
     territoryId: zId,
     retentionPeriodDays: z.number().int().min(0).max(MAX_RETENTION_PERIOD_DAYS),
     minimumPayoutAmountInCents: cents,
-    maximumPayoutAmountInCents: cents.nullish(),
+    // Null: no maximum; 0 would allow no payout at all.
+    maximumPayoutAmountInCents: cents.min(1, { error: 'must be positive, or null for no maximum' }).nullish(),
     frequency,
     autoPayoutEnabled: z.boolean().default(false),
     /** Stored, not acting: the approval step is not implemented (the spec says so). */
