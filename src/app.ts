@@ -93,6 +93,9 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
   await app.register(bodyDrainPlugin);
   if (config.production) await app.register(httpsRedirectPlugin, { publicBaseUrl: config.publicBaseUrl! });
   await app.register(corsPlugin, { allowedOrigins: config.cors.allowedOrigins });
+  // JSON only (multipart on the upload routes, a form on /oauth/token): Fastify's default text/plain parser would hand
+  // a string to a JSON operation, a 400 where any other media type is a 415.
+  app.removeContentTypeParser('text/plain');
   // An empty JSON body on POST counts as `{}`: body-less actions (enter, approve...) must not fail on it.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

@@ -194,9 +194,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     auth: Object.freeze({
       trustProviderClaims,
       providers: parseProviders(e.AUTH__PROVIDERS),
+      // `provider:externalId`: the provider's name in any case, the id exactly (a provider's subject is case-sensitive:
+      // `Boss` and `boss` can be two accounts, and only the one named becomes an administrator).
       bootstrapAdmins: e.BOOTSTRAP_ADMINS.split(',')
-        .map((s) => s.trim().toLowerCase())
-        .filter(Boolean),
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => (s.includes(':') ? `${s.slice(0, s.indexOf(':')).toLowerCase()}${s.slice(s.indexOf(':'))}` : s)),
     }),
     cors: Object.freeze({ allowedOrigins: corsOrigins.length ? corsOrigins : ['*'] }),
     rateLimit: Object.freeze({

@@ -123,8 +123,8 @@ describe('BOOTSTRAP_ADMINS', () => {
   });
   afterAll(() => b.close());
 
-  it('grants SYSTEM_ADMIN on login, once and audited', async () => {
-    const identity = newIdentity({ externalId: 'boss-1' });
+  it('grants SYSTEM_ADMIN on login, once and audited: the provider named in any case, the external id exactly', async () => {
+    const identity = newIdentity({ externalId: 'Boss-1' });
     const first = await socialLogin(b, identity);
     expect(first.statusCode).toBe(200);
     await socialLogin(b, identity);
@@ -133,9 +133,12 @@ describe('BOOTSTRAP_ADMINS', () => {
     const userId = first.json().user.id;
     expect(await countRows(b, 'user_permission', 'user_id = $1', [userId])).toBe(1);
     expect(await countRows(b, 'audit_entry', `action = 'permission.granted' and subject_id = $1`, [userId])).toBe(1);
-    const other = await socialLogin(b, newIdentity());
-    const otherMe = await b.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(other.json().token) });
-    expect(otherMe.json().permissions).toEqual([]);
+    // Another account, and one whose id differs only in case (a provider's subject is case-sensitive): no admins.
+    for (const other of [await socialLogin(b, newIdentity()), await socialLogin(b, newIdentity({ externalId: 'boss-1' }))]) {
+      expect(other.statusCode).toBe(200);
+      const otherMe = await b.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(other.json().token) });
+      expect(otherMe.json().permissions).toEqual([]);
+    }
   });
 });
 

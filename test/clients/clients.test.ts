@@ -39,7 +39,7 @@ async function accessTokenOf(client: { clientId: string; clientSecret: string },
 }
 
 describe('POST /api/v1/admin/clients', () => {
-  it('201 with Location; the secret is shown once and stored only as a hash', async () => {
+  it('201 (no Location: no URL reads one client); the secret is shown once and stored only as a hash', async () => {
     const res = await register(admin.headers, {
       name: 'Mobile app',
       description: 'iOS',
@@ -57,7 +57,7 @@ describe('POST /api/v1/admin/clients', () => {
     });
     expect(body.clientId).toMatch(/^cli_[0-9a-f]{24}$/);
     expect(body.clientSecret.length).toBeGreaterThanOrEqual(40);
-    expect(res.headers.location).toBe(`/api/v1/admin/clients/${body.id}`);
+    expect(res.headers.location).toBeUndefined();
     const [row] = await t.sql<{ secret_hash: string }>('select secret_hash from client_application where id = $1', [body.id]);
     expect(row!.secret_hash).toMatch(/^scrypt\$/);
     expect(row!.secret_hash).not.toContain(body.clientSecret);
@@ -162,6 +162,18 @@ describe('client tokens on the journeys API', () => {
     expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/clients/${client.id}`, headers: admin.headers })).statusCode).toBe(204);
     expect((await journey(after)).statusCode).toBe(401);
     expect((await token({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: rotated.json().clientSecret })).statusCode).toBe(401);
+  });
+
+  it('two rotations at once are two in turn: the secret version moves twice, the later secret is the live one, no token of the one between survives', async () => {
+    const client = await newClient();
+    const rotate = () => t.app.inject({ method: 'POST', url: `/api/v1/admin/clients/${client.id}/rotate-secret`, headers: admin.headers });
+    const answers = await Promise.all([rotate(), rotate()]);
+    expect(answers.map((res) => res.statusCode)).toEqual([200, 200]);
+    expect(await t.sql('select secret_version from client_application where id = $1', [client.id])).toEqual([{ secret_version: 3 }]);
+    const issued = await Promise.all(
+      answers.map((res) => token({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: res.json().clientSecret })),
+    );
+    expect(issued.map((res) => res.statusCode).sort()).toEqual([200, 401]);
   });
 
   it('rotate and deactivate: 404 for an unknown client, 403 for a non-admin', async () => {

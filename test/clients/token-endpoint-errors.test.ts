@@ -62,6 +62,27 @@ describe('POST /oauth/token: HTTP Basic credentials', () => {
   });
 });
 
+describe('POST /oauth/token: parameters (RFC 6749 section 3.2)', () => {
+  it.each(['scope=journeys:read&scope=journeys:read', 'client_id={id}', 'grant_type=client_credentials'])(
+    'a repeated parameter is 400 invalid_request, nothing written: %s beside one of each',
+    async (repeated) => {
+      const client = await newClient();
+      const before = await written();
+      const once = `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`;
+      expectOAuthError(await post({ 'content-type': FORM }, `${once}&${repeated.replaceAll('{id}', client.clientId)}`), 400, 'invalid_request');
+      expect(await written()).toEqual(before);
+    },
+  );
+
+  it('a parameter sent without a value is omitted: an empty client_secret beside Basic, an empty scope (every scope the client holds)', async () => {
+    const client = await newClient();
+    const auth = basic(`${client.clientId}:${client.clientSecret}`);
+    const res = await post({ 'content-type': FORM, authorization: auth }, 'grant_type=client_credentials&client_secret=&scope=');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().scope).toBe('journeys:read');
+  });
+});
+
 describe('POST /oauth/token: bodies that are not form-urlencoded are 400 invalid_request', () => {
   it.each([
     ['JSON', 'application/json', '{"grant_type":"client_credentials"}'],

@@ -68,6 +68,7 @@ describe('errors are problem details', () => {
     const bodies = [
       { type: 'application/xml', payload: '<territory/>' },
       { type: 'application/x-www-form-urlencoded', payload: 'name=Centro&city=Recife&state=PE&latitude=-8.05&longitude=-34.9' },
+      { type: 'text/plain', payload: '{"name":"Centro"}' },
       { type: 'multipart/form-data; boundary=x', payload: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nCentro\r\n--x--\r\n' },
     ];
     for (const body of bodies) {

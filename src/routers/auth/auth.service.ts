@@ -67,7 +67,7 @@ async function signUp(em: EntityManager, input: SocialLoginInput, externalId: st
 
 /** BOOTSTRAP_ADMINS ("provider:externalId") hold SYSTEM_ADMIN from their first login on; granted once, audited. */
 async function grantBootstrapAdmin(em: EntityManager, config: AppConfig, user: UserRow) {
-  const identity = `${user.authProvider}:${user.externalId}`.toLowerCase();
+  const identity = `${user.authProvider.toLowerCase()}:${user.externalId}`;
   if (!config.auth.bootstrapAdmins.includes(identity)) return;
   await em.transactional(async (tx) => {
     const inserted = await execSql<{ id: string }>(

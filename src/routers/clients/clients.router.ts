@@ -19,11 +19,9 @@ export const clientsRouter = router({
     })
     .input(registerClientInput)
     .output(clientWithSecretOutput)
-    .mutation(async ({ ctx, input }) => {
-      const client = await registerClient(ctx, input);
-      ctx.resp.headers.Location = `/api/v1/admin/clients/${client.id}`;
-      return client;
-    }),
+    // No Location: a client application has no URL of its own to read (the list shows it; DESIGN section 4: "where a
+    // resource URL exists").
+    .mutation(({ ctx, input }) => registerClient(ctx, input)),
 
   list: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/admin/clients', tags: TAGS, summary: 'The client applications (never their secrets)' } })

@@ -6,7 +6,7 @@
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { EntityManager, InferEntity } from '@mikro-orm/postgresql';
+import { type EntityManager, type InferEntity, LockMode } from '@mikro-orm/postgresql';
 import { audit } from '../../entities/audit.entity.js';
 import { ClientApplication, type ClientScope } from '../../entities/client-application.entity.js';
 import { signAccessToken } from '../../platform/jwt.js';
@@ -88,12 +88,19 @@ async function findClient(em: EntityManager, id: string) {
 
 /** A new secret, shown once: the old one and every token issued with it stop working at once. */
 export async function rotateClientSecret(ctx: ServiceContext, input: { id: string }): Promise<ClientWithSecretOutput> {
-  const row = await findClient(ctx.em, input.id);
+  await findClient(ctx.em, input.id);
   const secret = newSecret();
-  row.secretHash = await hashSecret(secret);
-  row.secretVersion += 1;
-  audit(ctx.em, { actorUserId: ctx.user.id, action: 'client.secret_rotated', subjectType: 'ClientApplication', subjectId: row.id });
-  await ctx.em.flush();
+  const secretHash = await hashSecret(secret);
+  // Under the row's lock: two rotations at once are two in turn (versions n+1 and n+2, the later one's secret live),
+  // never one lost, which would leave a token of the lost version valid.
+  const row = await ctx.em.transactional(async (tx) => {
+    const locked = await tx.findOne(ClientApplication, { id: input.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!locked) throw notFound('Client application');
+    locked.secretHash = secretHash;
+    locked.secretVersion += 1;
+    audit(tx, { actorUserId: ctx.user.id, action: 'client.secret_rotated', subjectType: 'ClientApplication', subjectId: locked.id });
+    return locked;
+  });
   return { ...toOutput(row), clientSecret: secret };
 }
 

@@ -12,7 +12,7 @@ const NOT_FORM = Symbol('not a form body');
 
 type FormFields = Record<string, string | string[]>;
 
-/** A form body's fields; a repeated field keeps all its values, so it reads as absent (see `field`). */
+/** A form body's fields; a repeated field keeps all its values (`tokenRequest` refuses it). */
 function parseForm(text: string): FormFields {
   const fields: FormFields = Object.create(null) as FormFields;
   for (const [name, value] of new URLSearchParams(text)) {
@@ -24,7 +24,19 @@ function parseForm(text: string): FormFields {
   return fields;
 }
 
-const field = (body: FormFields, name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+/** The parameters of a token request (RFC 6749 section 4.4.2, and the client's credentials of section 2.3.1). */
+type TokenParameter = 'grant_type' | 'client_id' | 'client_secret' | 'scope';
+
+/**
+ * A parameter's value; sent without a value it is omitted (RFC 6749 section 3.2: "Parameters sent without a value MUST
+ * be treated as if they were omitted"), and sent twice it makes the request invalid ("MUST NOT be included more than
+ * once"; section 5.2: `invalid_request` for a request that "repeats a parameter").
+ */
+function field(body: FormFields, name: TokenParameter): string | undefined {
+  const value = body[name];
+  if (Array.isArray(value)) throw new OAuthError('invalid_request', `The parameter ${name} is repeated.`, 400);
+  return value === '' ? undefined : value;
+}
 
 /** Form-urlencoded decoding (`+` is a space); null when the percent-encoding is malformed. */
 function formDecode(value: string): string | null {
