@@ -54,7 +54,9 @@ import { assetsRouter } from './assets/assets.router.js';
 import { naturalAssetsRouter } from './natural-assets/natural-assets.router.js';
 import { chatRouter } from './chat/chat.router.js';
 import { storesRouter } from './stores/stores.router.js';
+import { eraseStores } from './stores/stores.service.js';
 import { itemsRouter } from './items/items.router.js';
+import { eraseItems } from './items/items.service.js';
 import { inquiriesRouter } from './inquiries/inquiries.router.js';
 import { platformFeesRouter } from './platform-fees/platform-fees.router.js';
 import { payoutsRouter } from './payouts/payouts.router.js';
@@ -63,6 +65,7 @@ import { walletsRouter } from './wallets/wallets.router.js';
 import { merchantsRouter } from './merchants/merchants.router.js';
 import { fiscalRouter } from './fiscal/fiscal.router.js';
 import { cartRouter } from './cart/cart.router.js';
+import { eraseCarts } from './cart/cart.service.js';
 import { checkoutsRouter } from './checkouts/checkouts.router.js';
 import { canSeeItem } from './items/items.queries.js';
 import { moderationCaseHandler } from './reports/moderation-case.js';
@@ -91,6 +94,9 @@ registerAccountEraser('media', eraseMedia);
 registerAccountEraser('chat', eraseChatParticipation);
 registerAccountEraser('reports', eraseReports);
 registerAccountEraser('votes', eraseVotes);
+registerAccountEraser('stores', eraseStores);
+registerAccountEraser('items', eraseItems);
+registerAccountEraser('carts', eraseCarts);
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { releaseDeletedAccounts } from '../../src/routers/users/deleted-accounts.job.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addMembership, countRows, newAdmin, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { addMembership, countRows, newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { addToCart, checkout, listItem, openStore } from '../marketplace/money-helpers.js';
 import { newPost } from '../factories/content.js';
 import { bearer, newCpf, newIdentity, socialLogin } from '../auth/login.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
@@ -115,6 +116,33 @@ describe('DELETE /api/v1/users/me', () => {
     const fresh = await socialLogin(t, identity);
     expect(fresh.statusCode).toBe(200);
     expect(fresh.json().user.id).not.toBe(userId);
+  });
+
+  it("a seller's stores stop selling and lose their contact details, their items are archived, their carts go; orders stay", async () => {
+    const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    const seller = await newResident(t, territory, { verified: true });
+    const storeId = await openStore(t, seller, territory);
+    const itemId = await listItem(t, seller, storeId);
+    const buyer = await newUser(t);
+    expect((await addToCart(t, buyer, { itemId, quantity: 1 })).statusCode).toBe(201);
+    expect((await checkout(t, buyer, { territoryId: territory.id })).statusCode).toBe(201);
+    // The seller's own cart, of another seller's item.
+    const neighbour = await newResident(t, territory, { verified: true });
+    const otherItem = await listItem(t, neighbour, await openStore(t, neighbour, territory));
+    expect((await addToCart(t, seller, { itemId: otherItem, quantity: 1 })).statusCode).toBe(201);
+
+    expect((await del(seller.headers)).statusCode).toBe(204);
+
+    const store = await t.app.inject({ method: 'GET', url: `/api/v1/stores/${storeId}`, headers: buyer.headers });
+    expect(store.statusCode).toBe(200);
+    expect(store.json()).toMatchObject({ status: 'PAUSED', paymentsEnabled: false });
+    expect(JSON.stringify(store.json())).not.toContain('b@example.org');
+    expect(await t.sql('select contact_email, contact_phone from store where id = $1', [storeId])).toEqual([{ contact_email: null, contact_phone: null }]);
+    expect(await t.sql('select status from item where id = $1', [itemId])).toEqual([{ status: 'ARCHIVED' }]);
+    const again = await addToCart(t, await newUser(t), { itemId, quantity: 1 });
+    expect(again.statusCode).toBe(409);
+    expect(await countRows(t, 'cart', 'user_id = $1', [seller.id])).toBe(0);
+    expect(await countRows(t, 'checkout', 'seller_user_id = $1', [seller.id])).toBe(1);
   });
 
   it('with 2FA on: 403 without a code, 400 with a wrong one, 204 with a current one', async () => {

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../config.js';
 import { execSql } from '../../db/sql.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
 import { badRequest, conflict, notFound, validationFailed } from '../../platform/problems.js';
 import { DEFAULT_CURRENCY } from '../../platform/currency.js';
@@ -141,3 +142,8 @@ export async function removeCartLine(ctx: ServiceContext, input: { ref: string }
   const line = await ownLine(ctx, input.ref);
   await execSql(ctx.em, 'delete from cart_item where id = ?', [line.id]);
 }
+
+/** Account deletion: the person's carts go (their lines with them). */
+export const eraseCarts: AccountEraser = async ({ em, userId }) => {
+  await execSql(em, 'delete from cart where user_id = ?', [userId]);
+};

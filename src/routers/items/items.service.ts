@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/postgresql';
-import { type HotReadSource, runHotRead } from '../../db/sql.js';
 import { Item } from '../../entities/item.entity.js';
+import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
@@ -207,3 +208,13 @@ export async function archiveItem(ctx: ServiceContext, input: { itemId: string }
   });
   return loadItem(em, input.itemId);
 }
+
+/** Account deletion: the items of the person's stores are archived (no longer listed or bought), as archiving does. */
+export const eraseItems: AccountEraser = async ({ em, userId, at }) => {
+  await execSql(
+    em,
+    `update item set status = 'ARCHIVED', archived_at_utc = ?, updated_at_utc = ?
+      where status <> 'ARCHIVED' and store_id in (select id from store where owner_user_id = ?)`,
+    [at, at, userId],
+  );
+};

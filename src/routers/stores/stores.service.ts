@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/postgresql';
 import { execSql, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Store } from '../../entities/store.entity.js';
+import type { AccountEraser } from '../../platform/account-erasure.js';
 import { newId } from '../../platform/ids.js';
 import { forbidden, notFound } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -147,3 +148,15 @@ export async function updateStore(ctx: ServiceContext, input: UpdateStoreInput):
   });
   return toOutput(await loadRow(ctx, input.storeId), access, paymentsOn(ctx));
 }
+
+/**
+ * Account deletion: the person's stores stop selling (PAUSED, payments off) and their contact details go; the stores'
+ * orders and money records stay, as the law and the buyers need them.
+ */
+export const eraseStores: AccountEraser = async ({ em, userId, at }) => {
+  await execSql(
+    em,
+    `update store set status = 'PAUSED', payments_enabled = false, contact_phone = null, contact_email = null, updated_at_utc = ? where owner_user_id = ?`,
+    [at, userId],
+  );
+};
