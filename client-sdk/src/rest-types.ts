@@ -5709,7 +5709,7 @@ export interface components {
             /** @constant */
             received: true;
             /** @enum {string} */
-            outcome: "DUPLICATE" | "PAID" | "ALREADY_SETTLED" | "LATE_SUCCESS_REFUNDED" | "FAILED" | "IGNORED";
+            outcome: "DUPLICATE" | "PAID" | "ALREADY_SETTLED" | "LATE_SUCCESS_REFUNDED" | "FAILED" | "REFUNDED" | "REFUNDED_AFTER_PAYOUT" | "IGNORED";
         };
         JourneyCreatePost: {
             post: components["schemas"]["FeedItem"];

@@ -67,6 +67,8 @@ import { fiscalRouter } from './fiscal/fiscal.router.js';
 import { cartRouter } from './cart/cart.router.js';
 import { eraseCarts } from './cart/cart.service.js';
 import { checkoutsRouter } from './checkouts/checkouts.router.js';
+import { registerReportedRefundHandler } from './checkouts/payments.service.js';
+import { applyReportedRefund } from './payouts/refunds.service.js';
 import { canSeeItem } from './items/items.queries.js';
 import { moderationCaseHandler } from './reports/moderation-case.js';
 import { reportsRouter } from './reports/reports.router.js';
@@ -97,6 +99,9 @@ registerAccountEraser('votes', eraseVotes);
 registerAccountEraser('stores', eraseStores);
 registerAccountEraser('items', eraseItems);
 registerAccountEraser('carts', eraseCarts);
+
+// A refund the payment gateway reports: the payouts domain reverses the sale (the checkouts module imports none of it).
+registerReportedRefundHandler(applyReportedRefund);
 
 // Each domain's effect of completing its work items (the work-items module imports none of them).
 registerWorkItemHandlers({

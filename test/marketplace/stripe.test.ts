@@ -448,7 +448,7 @@ describe('POST /api/v1/payments/webhooks/stripe', () => {
     expect(event.json()).toEqual({ received: true, outcome: 'IGNORED' });
     expect(await status(b.id)).toBe('REFUNDED');
     const after = await moneyRows();
-    expect(after).toEqual({ ...before, events: before.events + 1, audit: before.audit + 1 });
+    expect(after).toEqual({ ...before, events: before.events + 1 });
   });
 
   it('a genuine event we do not act on (another type, a PaymentIntent not ours): 200 IGNORED, not recorded', async () => {

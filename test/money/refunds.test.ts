@@ -4,6 +4,7 @@ import { sellerBalanceReleaseJob } from '../../src/routers/payouts/seller-balanc
 import { countRows, newAdmin, newResident, newTerritory, newUser, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { addToCart, checkout, expectLedgerBalanced, listItem, openStore, sendWebhook } from '../marketplace/money-helpers.js';
+import { paidSale, release, runJob, shop, syncJob } from './payout-helpers.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -115,5 +116,69 @@ describe('POST /api/v1/checkouts/{checkoutId}/refund', () => {
     const unpaid = await sale(false);
     expect((await refund(unpaid.id, seller)).statusCode).toBe(409);
     expect(await moneyRows()).toEqual(rows);
+  });
+});
+
+/** The gateway's report of a refund made outside this API (its dashboard, a dispute) of the checkout's whole payment. */
+async function reportedRefund(checkoutId: string, eventId = `evt_refund_${checkoutId}`) {
+  const [payment] = await t.sql<{ id: string; amount: number; currency: string }>(
+    'select id, amount_in_cents::int as amount, currency from payment where checkout_id = $1',
+    [checkoutId],
+  );
+  return sendWebhook(t, {
+    id: eventId,
+    type: 'payment.refunded',
+    data: { paymentId: payment!.id, checkoutId, amountInCents: payment!.amount, currency: payment!.currency },
+  });
+}
+
+describe('a refund the gateway reports (payment.refunded)', () => {
+  it('reverses a PAID checkout whose money is with the platform, as a refund here does, without asking the gateway again; a repeat changes nothing', async () => {
+    const { id } = await sale();
+    const refundsBefore = FakePaymentGateway.refunds.length;
+    const res = await reportedRefund(id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: true, outcome: 'REFUNDED' });
+    expect(FakePaymentGateway.refunds.length).toBe(refundsBefore);
+    expect(await t.sql('select c.status, p.status as payment from checkout c join payment p on p.checkout_id = c.id where c.id = $1', [id])).toEqual([
+      { status: 'REFUNDED', payment: 'REFUNDED' },
+    ]);
+    expect(await t.sql('select status from seller_transaction where checkout_id = $1', [id])).toEqual([{ status: 'CANCELED' }]);
+    expect(await entriesOf(`checkout:${id}:refunded`)).toEqual([
+      { kind: 'gateway_clearing', amount: '5100' },
+      { kind: 'platform_revenue', amount: '-510' },
+      { kind: 'seller_pending', amount: '-4590' },
+    ]);
+    expect(await countRows(t, 'audit_entry', `action = 'checkout.refunded' and subject_id = $1 and actor_user_id is null`, [id])).toBe(1);
+    const before = await moneyRows();
+    expect((await reportedRefund(id)).json().outcome).toBe('DUPLICATE');
+    expect((await reportedRefund(id, `evt_again_${id}`)).json().outcome).toBe('IGNORED');
+    expect(await moneyRows()).toEqual(before);
+    await expectLedgerBalanced(t);
+  });
+
+  it("after a refund made here, the gateway's own report of it changes nothing", async () => {
+    const { id } = await sale();
+    expect((await refund(id, seller)).statusCode).toBe(200);
+    const before = await moneyRows();
+    const res = await reportedRefund(id);
+    expect(res.json()).toEqual({ received: true, outcome: 'IGNORED' });
+    expect(await moneyRows()).toEqual(before);
+  });
+
+  it('a checkout already paid out to the seller stays PAID with its ledger; the refund is audited for the finance team', async () => {
+    const s = await shop(t, admin, { config: {} });
+    const checkoutId = await paidSale(t, s, 1);
+    await release(t);
+    await runJob(t, s.territory.id);
+    await syncJob(t);
+    expect(await t.sql('select status from seller_transaction where checkout_id = $1', [checkoutId])).toEqual([{ status: 'PAID' }]);
+    const ledger = await countRows(t, 'ledger_entry');
+    const res = await reportedRefund(checkoutId);
+    expect(res.json()).toEqual({ received: true, outcome: 'REFUNDED_AFTER_PAYOUT' });
+    expect(await t.sql('select status from checkout where id = $1', [checkoutId])).toEqual([{ status: 'PAID' }]);
+    expect(await countRows(t, 'ledger_entry')).toBe(ledger);
+    expect(await countRows(t, 'audit_entry', `action = 'checkout.refunded_after_payout' and subject_id = $1`, [checkoutId])).toBe(1);
+    await expectLedgerBalanced(t);
   });
 });

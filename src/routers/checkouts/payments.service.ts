@@ -22,7 +22,33 @@ import { paymentGatewayOf, signWebhook, type WebhookEvent } from '../payments/ga
 /** Days a paid sale stays pending before payout; 0 until the territory payout configuration exists. */
 const RETENTION_PERIOD_DAYS = 0;
 
-export type WebhookOutcome = 'DUPLICATE' | 'PAID' | 'ALREADY_SETTLED' | 'LATE_SUCCESS_REFUNDED' | 'FAILED' | 'IGNORED';
+/**
+ * What a refund the gateway reports does to a checkout: the payouts domain decides (its seller transactions and
+ * ledger), registered by the composition root (src/routers/index.ts) so this module imports nothing of it. Runs in
+ * the webhook's transaction, the checkout and its payment locked.
+ */
+export type ReportedRefundHandler = (
+  tx: EntityManager,
+  refund: { checkout: CheckoutRow; paymentId: string; eventId: string; now: Date },
+) => Promise<'REFUNDED' | 'REFUNDED_AFTER_PAYOUT' | 'IGNORED'>;
+
+let reportedRefundHandler: ReportedRefundHandler | null = null;
+export function registerReportedRefundHandler(handler: ReportedRefundHandler) {
+  reportedRefundHandler = handler;
+}
+
+/** What a webhook did (its 200 answer names it; webhook.routes.ts documents them). */
+export const WEBHOOK_OUTCOMES = [
+  'DUPLICATE',
+  'PAID',
+  'ALREADY_SETTLED',
+  'LATE_SUCCESS_REFUNDED',
+  'FAILED',
+  'REFUNDED',
+  'REFUNDED_AFTER_PAYOUT',
+  'IGNORED',
+] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 async function markPaid(tx: EntityManager, checkout: CheckoutRow, payment: PaymentRow, event: WebhookEvent, now: Date) {
   const gross = Number(checkout.total_in_cents);
@@ -67,8 +93,8 @@ async function markPaid(tx: EntityManager, checkout: CheckoutRow, payment: Payme
  * Verifies and applies one webhook of `provider`. Succeeded: an AWAITING_PAYMENT checkout becomes PAID in this one
  * transaction (seller transaction, ledger entries under `checkout:{id}:paid`, audit, ORDER_PAID to the seller); a
  * PAID (or REFUNDED) one is left alone; a CANCELED or PAYMENT_FAILED one is never paid: the late payment is recorded,
- * audited and refunded through the gateway. Failed: AWAITING_PAYMENT becomes PAYMENT_FAILED. Refunded: recorded and
- * audited only (refunds are not built yet).
+ * audited and refunded through the gateway. Failed: AWAITING_PAYMENT becomes PAYMENT_FAILED. Refunded (at the
+ * gateway, outside this API): the registered `ReportedRefundHandler` (refunds.service.ts `applyReportedRefund`).
  */
 export async function handleWebhook(
   em: EntityManager,
@@ -132,7 +158,8 @@ export async function handleWebhook(
         outcome = 'FAILED';
       }
     } else {
-      audit(tx, { actorUserId: null, action: 'checkout.payment.refund_reported', ...subject, data: { eventId: event.id, status: checkout.status } });
+      if (!reportedRefundHandler) throw new Error('No handler of reported refunds is registered.');
+      outcome = await reportedRefundHandler(tx, { checkout, paymentId: payment.id, eventId: event.id, now });
     }
     await tx.flush();
     return outcome;

@@ -3,7 +3,7 @@ import type { PlainRoutes } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
 import { clock } from '../../platform/clock.js';
 import { fakeWebhookBody } from '../payments/gateway.js';
-import { handleWebhook } from './payments.service.js';
+import { handleWebhook, WEBHOOK_OUTCOMES } from './payments.service.js';
 
 export const WEBHOOK_PATH = '/api/v1/payments/webhooks/{provider}';
 const webhookParams = z.object({ provider: z.string().describe('The gateway: `fake` or `stripe`, the configured provider.') });
@@ -62,7 +62,7 @@ export const paymentsRoutes: PlainRoutes = {
                 schema: z
                   .object({
                     received: z.literal(true),
-                    outcome: z.enum(['DUPLICATE', 'PAID', 'ALREADY_SETTLED', 'LATE_SUCCESS_REFUNDED', 'FAILED', 'IGNORED']),
+                    outcome: z.enum(WEBHOOK_OUTCOMES),
                   })
                   .meta({ id: 'PaymentWebhookReceipt' }),
               },
