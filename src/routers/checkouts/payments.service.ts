@@ -19,7 +19,11 @@ import { checkoutRow, type CheckoutRow, paymentOfCheckout, type PaymentRow, toCh
 import type { CheckoutOutput } from './checkouts.schemas.js';
 import { paymentGatewayOf, signWebhook, type WebhookEvent } from '../payments/gateway.js';
 
-/** Days a paid sale stays pending before payout; 0 until the territory payout configuration exists. */
+/**
+ * Days recorded at payment before a sale may leave pending: none here. The territory's retention period is applied
+ * where the money is read and released (`EFFECTIVE_READY_AT`, seller-balance.queries.ts: the later of this time and
+ * the payment time plus the active configuration's retention), so this module reads no payout configuration.
+ */
 const RETENTION_PERIOD_DAYS = 0;
 
 /**
