@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 
 /** What a client application may do on the journeys API (v2): GET needs read, POST needs write. */
 export const CLIENT_SCOPES = ['journeys:read', 'journeys:write'] as const;
@@ -18,8 +18,8 @@ export const ClientApplication = defineEntity({
     secretHash: p.string().length(200).hidden(),
     name: p.string().length(200),
     description: p.string().length(2000).nullable(),
-    scopes: p.array().$type<ClientScope[]>(),
-    redirectUris: p.array().$type<string[]>().default([]),
+    scopes: textArray().$type<ClientScope[]>(),
+    redirectUris: textArray().$type<string[]>().default([]),
     isActive: p.boolean().default(true),
     secretVersion: p.integer().default(1),
     createdByUserId: p.uuid().nullable(),

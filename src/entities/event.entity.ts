@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import type { MembershipRole } from './membership.entity.js';
 import { Post } from './post.entity.js';
@@ -30,7 +30,7 @@ export const Event = defineEntity({
     longitude: p.double().$type<number>(),
     locationLabel: p.string().length(200).nullable(),
     coverMediaId: p.uuid().nullable(),
-    additionalMediaIds: p.array().$type<string[]>().default([]),
+    additionalMediaIds: textArray().$type<string[]>().default([]),
     status: p.string().length(20).$type<EventStatus>().default('SCHEDULED'),
     createdByUserId: () => p.manyToOne(User).mapToPk().fieldName('created_by_user_id').deleteRule('cascade'),
     createdByMembership: p.string().length(20).$type<MembershipRole>(),

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './checkout.entity.js';
 import { Territory } from './territory.entity.js';
 
@@ -66,7 +66,7 @@ export const TerritoryPaymentMethods = defineEntity({
   properties: {
     ...baseProperties,
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade').unique(),
-    methods: p.array().$type<PaymentMethod[]>(),
+    methods: textArray().$type<PaymentMethod[]>(),
     updatedByUserId: p.uuid(),
     updatedAtUtc: p
       .datetime()

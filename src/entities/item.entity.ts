@@ -1,5 +1,5 @@
 import { defineEntity, type Opt, p } from '@mikro-orm/postgresql';
-import { baseProperties, statementCounterTriggers } from './base.entity.js';
+import { baseProperties, statementCounterTriggers, textArray } from './base.entity.js';
 import { Store } from './store.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -38,7 +38,7 @@ export const Item = defineEntity({
     unit: p.string().length(50).nullable(),
     latitude: p.double().$type<number>().nullable(),
     longitude: p.double().$type<number>().nullable(),
-    mediaIds: p.array().$type<string[]>().default([]),
+    mediaIds: textArray().$type<string[]>().default([]),
     status: p.string().length(20).$type<ItemStatus>().default('ACTIVE'),
     /**
      * What `q` matches (items.queries.ts): title and description, lower-cased, stored by the database (generated),

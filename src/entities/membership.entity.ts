@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -20,7 +20,7 @@ export const TerritoryMembership = defineEntity({
     role: p.string().length(20).$type<MembershipRole>(),
     geoVerifiedAtUtc: p.datetime().nullable(),
     documentVerifiedAtUtc: p.datetime().nullable(),
-    capabilities: p.array().$type<TerritoryCapability[]>().default([]),
+    capabilities: textArray().$type<TerritoryCapability[]>().default([]),
   },
   uniques: [{ properties: ['territoryId', 'userId'] }],
 });

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { User } from './user.entity.js';
 
 /**
@@ -39,7 +39,7 @@ export const OutboxMessage = defineEntity({
   properties: {
     ...baseProperties,
     type: p.string().length(50).$type<NotificationType>(),
-    recipientUserIds: p.array().$type<string[]>(),
+    recipientUserIds: textArray().$type<string[]>(),
     title: p.text(),
     body: p.text(),
     data: p.json<Record<string, unknown>>().default('{}'),

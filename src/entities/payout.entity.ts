@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { SellerTransaction } from './checkout.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -34,7 +34,7 @@ export const Payout = defineEntity({
     amountInCents: p.bigint('number'),
     currency: p.string().length(3),
     status: p.string().length(20).$type<PayoutStatus>(),
-    transactionIds: p.array().$type<string[]>(),
+    transactionIds: textArray().$type<string[]>(),
     /** The gateway that accepted it; null while PENDING. */
     provider: p.string().length(20).$type<PayoutProvider>().nullable(),
     /** The gateway's id of the transfer; null while PENDING. */

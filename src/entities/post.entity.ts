@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties, statementCounterTriggers } from './base.entity.js';
+import { baseProperties, statementCounterTriggers, textArray } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -30,9 +30,9 @@ export const Post = defineEntity({
     visibility: p.string().length(20).$type<PostVisibility>(),
     status: p.string().length(20).$type<PostStatus>().default('PUBLISHED'),
     /** Normalized (trimmed, lower-case) like interest tags, so `filterByInterests` compares like with like. */
-    tags: p.array().default([]),
+    tags: textArray().$type<string[]>().default([]),
     mapEntityId: p.uuid().nullable(),
-    assetIds: p.array().default([]),
+    assetIds: textArray().$type<string[]>().default([]),
     eventId: p.uuid().nullable(),
     alertId: p.uuid().nullable(),
     updatedAtUtc: p

@@ -1,5 +1,5 @@
 import { defineEntity, type Opt, p, Routine } from '@mikro-orm/postgresql';
-import { baseProperties, statementCounterTriggers } from './base.entity.js';
+import { baseProperties, statementCounterTriggers, textArray } from './base.entity.js';
 import { User } from './user.entity.js';
 
 export const TERRITORY_STATUSES = ['PENDING', 'ACTIVE', 'REJECTED', 'INACTIVE'] as const;
@@ -80,9 +80,9 @@ export const Territory = defineEntity({
     radiusKm: p.double().$type<number>().default(5),
     parentTerritoryId: () => p.manyToOne(Territory).mapToPk().fieldName('parent_territory_id').nullable(),
     status: p.string().length(20).$type<TerritoryStatus>(),
-    tags: p.array().default([]),
+    tags: textArray().$type<string[]>().default([]),
     /** Feature flags, canonical upper-case without underscores (MARKETPLACEENABLED...). */
-    enabledFlags: p.array().default([]),
+    enabledFlags: textArray().$type<string[]>().default([]),
     suggestedByUserId: () => p.manyToOne(User).mapToPk().fieldName('suggested_by_user_id').nullable(),
     nameKey: searchKey('name'),
     cityKey: searchKey('city'),

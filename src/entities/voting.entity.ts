@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, textArray } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -35,7 +35,7 @@ export const Voting = defineEntity({
     type: p.string().length(40).$type<VotingType>(),
     title: p.string().length(200),
     description: p.string().length(2000).nullable(),
-    options: p.array(),
+    options: textArray().$type<string[]>(),
     visibility: p.string().length(20).$type<VotingVisibility>(),
     status: p.string().length(20).$type<VotingStatus>().default('Draft'),
     startsAtUtc: p.datetime().nullable(),

@@ -177,6 +177,8 @@ describe('votings', () => {
       votingBody({ visibility: 'Everyone' }),
       votingBody({ startsAtUtc: '2099-01-02T00:00:00Z', endsAtUtc: '2099-01-01T00:00:00Z' }),
       votingBody({ endsAtUtc: '2001-01-01T00:00:00Z' }),
+      votingBody({ startsAtUtc: '2020-01-01T00:00:00Z', endsAtUtc: '2020-01-02T00:00:00Z' }),
+      votingBody({ options: ['__proto__', 'Other'] }),
       votingBody({ type: 'FeatureFlag', payload: { flag: 'NOPE', enable: true } }),
       votingBody({ type: 'FeatureFlag', payload: { flag: 'ALERTPOSTS' } }),
       votingBody({ type: 'ModerationRule', payload: { ruleJson: { ruleType: 'ProhibitedWords', config: { words: [] } } } }),
@@ -188,6 +190,34 @@ describe('votings', () => {
     expect(await countRows(t, 'voting', 'territory_id = $1', [territory.id])).toBe(before);
     expect((await create(curator, UNKNOWN_ID, votingBody())).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: base(territory.id), payload: votingBody() })).statusCode).toBe(401);
+  });
+
+  it('options are stored as written, whatever they spell: NULL, braces, quotes, backslashes, line breaks', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const visitor = await newVisitor(t, territory);
+    const options = ['NULL', 'null', '{a}\nb', 'say "yes"', 'back\\slash', 'a,b'];
+    const res = await create(resident, territory.id, votingBody({ options }));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().options).toEqual(options);
+    expect(await t.sql('select options from voting where id = $1', [res.json().id])).toEqual([{ options }]);
+    expect((await post(resident, `${base(territory.id)}/${res.json().id}/open`)).statusCode).toBe(200);
+    const list = await get(visitor, base(territory.id));
+    expect(list.statusCode).toBe(200);
+    expect(list.json().find((v: { id: string }) => v.id === res.json().id).options).toEqual(options);
+    expect((await post(visitor, `${base(territory.id)}/${res.json().id}/vote`, { selectedOption: 'NULL' })).statusCode).toBe(204);
+  });
+
+  it('a CuratorsOnly voting is proposed by curators only (its creator could not see it otherwise): a resident 403, nothing written', async () => {
+    const territory = await newTerritory(t);
+    const resident = await newResident(t, territory);
+    const curator = await newCurator(t, territory);
+    const refused = await create(resident, territory.id, votingBody({ visibility: 'CuratorsOnly' }));
+    expect(refused.statusCode).toBe(403);
+    expect(await countRows(t, 'voting', 'territory_id = $1', [territory.id])).toBe(0);
+    const made = await create(curator, territory.id, votingBody({ visibility: 'CuratorsOnly' }));
+    expect(made.statusCode).toBe(201);
+    expect((await get(curator, `${base(territory.id)}/${made.json().id}`)).statusCode).toBe(200);
   });
 
   it('visibility: CuratorsOnly is invisible (404) to non-curators; ResidentsOnly is visible to members but only residents vote (403)', async () => {

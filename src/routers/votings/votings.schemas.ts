@@ -57,7 +57,8 @@ export const createVotingInput = z
     title: zText({ max: VOTING_TITLE_MAX }),
     description: zOptionalText(VOTING_DESCRIPTION_MAX),
     options: z
-      .array(zText({ max: VOTING_OPTION_MAX }))
+      // `__proto__` cannot be a key of the results object ({option: count}): a JSON reader would lose it.
+      .array(zText({ max: VOTING_OPTION_MAX }).refine((option) => option !== '__proto__', 'is a reserved name'))
       .min(VOTING_OPTIONS_MIN)
       .max(VOTING_OPTIONS_MAX)
       .refine((options) => new Set(options).size === options.length, 'options must be distinct'),

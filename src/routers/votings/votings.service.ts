@@ -135,8 +135,13 @@ export async function createVoting(ctx: ServiceContext, input: CreateVotingInput
       ? { message: `Only residents and curators of this territory can propose ${input.type} votings.`, code: 'NOT_RESIDENT' }
       : { message: `Only curators of this territory can propose ${input.type} votings.`, code: 'FORBIDDEN' },
   });
+  // A CuratorsOnly voting is invisible to non-curators (DESIGN section 14), its creator too: only curators make one.
+  if (input.visibility === 'CuratorsOnly' && !access.holds('CURATOR')) {
+    throw forbidden('Only curators of this territory can propose a CuratorsOnly voting.', 'FORBIDDEN');
+  }
   const now = ctx.clock.now();
-  if (input.endsAtUtc && !input.startsAtUtc && input.endsAtUtc <= now) throw validationFailed('endsAtUtc', 'must be in the future');
+  // A period already over could never be voted on (the schedule would open and close it at once, Rejected).
+  if (input.endsAtUtc && input.endsAtUtc <= now) throw validationFailed('endsAtUtc', 'must be in the future');
   const payload = parsePayload(input);
   const { em, user } = ctx;
   const id = await em.transactional(async (tx) => {
