@@ -378,6 +378,12 @@ describe('cursor paging, unread counts, read markers', () => {
     const texts = ((await api.messages(channel, reader)).json() as { messages: { text: string }[] }).messages.map((m) => m.text);
     expect(texts).toEqual(['from a']);
     expect(((await api.messages(channel, a)).json() as { messages: unknown[] }).messages).toHaveLength(2);
+    // Nor do they show in the summaries: the newest message shown is a's, and b's does not count as unread.
+    const summary = (await api.call('GET', `/api/v1/chat/conversations/${channel}`, reader)).json();
+    expect(summary).toMatchObject({ lastMessagePreview: 'from a', unreadCount: 1 });
+    const listed = (await api.channels(place.id, reader)).json().channels.find((c: { id: string }) => c.id === channel);
+    expect(listed).toMatchObject({ lastMessagePreview: 'from a', unreadCount: 1, lastMessageAtUtc: summary.lastMessageAtUtc });
+    expect((await api.call('GET', `/api/v1/chat/conversations/${channel}`, a)).json()).toMatchObject({ lastMessagePreview: 'from b', unreadCount: 1 });
   });
 });
 

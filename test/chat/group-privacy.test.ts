@@ -125,7 +125,7 @@ describe('what an invite-only group says, to whom', () => {
     expect((await api.groupAction(territory.id, quiet, 'approve', await newAdmin(t))).statusCode).toBe(200);
     const outsider = await newVisitor(t, territory);
     const run = (viewer: { id: string; readsUnjoined: boolean }) => {
-      const query = territoryConversationsQuery(territory.id, ['GROUP'], ['ACTIVE'], viewer);
+      const query = territoryConversationsQuery(territory.id, ['GROUP'], ['ACTIVE'], { ...viewer, hiddenSenders: [] });
       return t.deps.orm.em.fork().getConnection().execute<ConversationRow[]>(query.sql, query.params);
     };
     const rows = await run({ id: outsider.id, readsUnjoined: false });

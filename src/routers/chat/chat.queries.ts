@@ -36,27 +36,56 @@ export interface ConversationRow extends Omit<ConversationAccessRow, 'last_seq'>
   unread_count: number;
 }
 
+/** The longest preview of a conversation's newest message (a longer text is cut, with an ellipsis). */
+export const CHAT_PREVIEW_MAX = 200;
+
 /**
  * Conversations with the viewer's role and, to a reader, what their messages tell: the unread count is the messages
  * of others after the viewer's read marker, counted on the (conversation_id, seq) index. A reader is a participant,
  * or anyone when the service says the viewer reads these conversations without taking part (`readsUnjoined`: a
  * SYSTEM_ADMIN, a channel's readers); for anyone else (a member discovering an invite-only group, a curator
- * deciding one) the content stays in the database and the history is not counted.
+ * deciding one) the content stays in the database and the history is not counted. A viewer who blocked someone
+ * (`hiding`) sees no trace of their messages: the newest message shown is the newest of anyone else (read backwards
+ * on the same index, cut as the stored preview is), and none of theirs counts as unread.
  */
-const CONVERSATION_SELECT = `
+function conversationSelect(hiding: boolean) {
+  const notHidden = 'not (m.sender_user_id = any(?::uuid[]))';
+  const newestAt = hiding ? 'n.created_at_utc' : 'c.last_message_at_utc';
+  const preview = hiding
+    ? `case when length(n.text) <= ${CHAT_PREVIEW_MAX} then n.text else left(n.text, ${CHAT_PREVIEW_MAX - 1}) || '…' end`
+    : 'c.last_message_preview';
+  return {
+    newestAt,
+    sql: `
   select c.id, c.territory_id, c.kind, c.status, c.name, c.description, c.created_by_user_id,
          ${isoColumn('c.created_at_utc')} as created_at_utc,
-         case when v.reads then ${isoColumn('c.last_message_at_utc')} end as last_message_at_utc,
-         case when v.reads then c.last_message_preview end as last_message_preview,
+         case when v.reads then ${isoColumn(newestAt)} end as last_message_at_utc,
+         case when v.reads then ${preview} end as last_message_preview,
          case when v.reads then c.last_seq else 0 end as message_count,
          p.role as my_role,
          case when v.reads then
            (select count(*)::int from chat_message m
-             where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?)
+             where m.conversation_id = c.id and m.seq > coalesce(p.last_read_seq, 0) and m.sender_user_id <> ?${hiding ? ` and ${notHidden}` : ''})
          else 0 end as unread_count
     from chat_conversation c
     left join chat_participant p on p.conversation_id = c.id and p.user_id = ?
-    cross join lateral (select p.user_id is not null or ?::boolean as reads) v`;
+    cross join lateral (select p.user_id is not null or ?::boolean as reads) v${
+      hiding
+        ? `
+    left join lateral (select m.created_at_utc, m.text from chat_message m
+                        where m.conversation_id = c.id and ${notHidden} order by m.seq desc limit 1) n on true`
+        : ''
+    }`,
+    /** The parameters of `sql`, in their order; the query's own follow. */
+    params: (viewer: ConversationViewer) => {
+      const hidden = pgArray(viewer.hiddenSenders);
+      return hiding ? [viewer.id, hidden, viewer.id, viewer.readsUnjoined, hidden] : [viewer.id, viewer.id, viewer.readsUnjoined];
+    },
+  };
+}
+const CONVERSATION_SELECT = conversationSelect(false);
+const CONVERSATION_SELECT_HIDING = conversationSelect(true);
+const selectFor = (viewer: ConversationViewer) => (viewer.hiddenSenders.length > 0 ? CONVERSATION_SELECT_HIDING : CONVERSATION_SELECT);
 
 /**
  * The access check of every chat call and of every wake of a live stream reads this: the unread count (a scan of the
@@ -80,14 +109,16 @@ export async function conversationForAccess(source: HotReadSource, id: string, v
   return row ?? null;
 }
 
-/** Who views the summaries, and whether they read them without being a participant (see `CONVERSATION_SELECT`). */
+/** Who views the summaries, whether they read them without being a participant, and whom they blocked (see `conversationSelect`). */
 export interface ConversationViewer {
   id: string;
   readsUnjoined: boolean;
+  hiddenSenders: readonly string[];
 }
 
 export function conversationByIdQuery(id: string, viewer: ConversationViewer): SqlQuery {
-  return { sql: `${CONVERSATION_SELECT} where c.id = ?`, params: [viewer.id, viewer.id, viewer.readsUnjoined, id] };
+  const select = selectFor(viewer);
+  return { sql: `${select.sql} where c.id = ?`, params: [...select.params(viewer), id] };
 }
 
 /** Most recently active first; conversations the viewer may not read come after, in id order, their activity withheld. */
@@ -97,11 +128,12 @@ export function territoryConversationsQuery(
   statuses: ConversationStatus[],
   viewer: ConversationViewer,
 ): SqlQuery {
+  const select = selectFor(viewer);
   return {
-    sql: `${CONVERSATION_SELECT}
+    sql: `${select.sql}
      where c.territory_id = ? and c.kind = any(?::text[]) and c.status = any(?::text[])
-     order by c.kind desc, case when v.reads then c.last_message_at_utc end desc nulls last, c.id`,
-    params: [viewer.id, viewer.id, viewer.readsUnjoined, territoryId, pgArray(kinds), pgArray(statuses)],
+     order by c.kind desc, case when v.reads then ${select.newestAt} end desc nulls last, c.id`,
+    params: [...select.params(viewer), territoryId, pgArray(kinds), pgArray(statuses)],
   };
 }
 

@@ -33,6 +33,7 @@ import { curatorIdsOf } from '../memberships/memberships.queries.js';
 import { enqueueNotification } from '../notifications/outbox.js';
 import {
   conversationById,
+  CHAT_PREVIEW_MAX,
   type ConversationAccessRow,
   conversationForAccess,
   type ConversationRow,
@@ -68,8 +69,6 @@ import type {
  * who may read a conversation, `{"c": conversationId}`.
  */
 export const CHAT_MESSAGE_CHANNEL = 'chat_message';
-
-const PREVIEW_MAX = 200;
 
 /** The flag each kind needs besides CHATENABLED. */
 const KIND_FLAGS: Record<ConversationKind, TerritoryFeatureFlag> = {
@@ -136,7 +135,11 @@ function refusal(need: Need, conv: ConversationAccessRow, user: AuthUser): AppEr
  * The viewer of group and direct-message summaries: participants read them, and so does SYSTEM_ADMIN without taking
  * part (`allows`); curators and moderators see a group's details but not what its messages say.
  */
-const privateViewer = (user: AuthUser, access: TerritoryAccess): ConversationViewer => ({ id: user.id, readsUnjoined: access.isSystemAdmin });
+const privateViewer = (user: AuthUser, access: TerritoryAccess): ConversationViewer => ({
+  id: user.id,
+  readsUnjoined: access.isSystemAdmin,
+  hiddenSenders: access.blockedUserIds,
+});
 
 interface OpenConversation {
   conv: ConversationAccessRow;
@@ -201,7 +204,11 @@ export async function listChannels(ctx: ServiceContext, input: { territoryId: st
   const readable = enabled.filter((kind) => kind === 'TERRITORY_PUBLIC' || isVerifiedResident(ctx.user, access));
   if (readable.length === 0) return { territoryId: access.territoryId, channels: [] };
   // Only channels the caller reads are listed: each shows what its messages say.
-  const channels = territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], { id: ctx.user.id, readsUnjoined: true });
+  const channels = territoryConversationsQuery(access.territoryId, readable, ['ACTIVE', 'LOCKED', 'DISABLED'], {
+    id: ctx.user.id,
+    readsUnjoined: true,
+    hiddenSenders: access.blockedUserIds,
+  });
   let rows = await runHotRead<ConversationRow>(ctx, channels, { prepared: true });
   if (rows.length < readable.length) {
     for (const kind of enabled) {
@@ -356,7 +363,7 @@ async function assertNotBlocked(em: EntityManager, a: string, b: string) {
 /** Its details to whoever may see them; what its messages say only to whoever may also read them. */
 export async function getConversation(ctx: ServiceContext, input: { conversationId: string }): Promise<ConversationOutput> {
   const { conv, access } = await openConversation(ctx, input.conversationId, 'view');
-  return loadConversation(ctx, conv.id, { id: ctx.user.id, readsUnjoined: allows('read', conv, access, ctx.user) });
+  return loadConversation(ctx, conv.id, { id: ctx.user.id, readsUnjoined: allows('read', conv, access, ctx.user), hiddenSenders: access.blockedUserIds });
 }
 
 /** The sequence number below which a page starts (null: from the newest). */
@@ -423,7 +430,7 @@ export async function sendMessage(ctx: ServiceContext, input: SendMessageInput):
       }
     }
     const now = ctx.clock.now();
-    const preview = input.text.length <= PREVIEW_MAX ? input.text : `${input.text.slice(0, PREVIEW_MAX - 1)}…`;
+    const preview = input.text.length <= CHAT_PREVIEW_MAX ? input.text : `${input.text.slice(0, CHAT_PREVIEW_MAX - 1)}…`;
     // The lock, the sequence number and a creation time that never goes back within the conversation.
     const [locked] = await execSql<{ last_seq: number; at: string }>(
       tx,
