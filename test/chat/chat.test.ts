@@ -455,7 +455,11 @@ describe('groups', () => {
     const id = (await api.createGroup(T(), creator, { name: 'Runners' })).json().id as string;
     const [curator, moderator, admin] = [await newCurator(t, territory), await newModerator(t, territory), await newAdmin(t)];
     for (const user of [creator, moderator, await newVisitor(t, territory)]) expect((await api.groupAction(T(), id, 'approve', user)).statusCode).toBe(403);
-    expect((await api.groupAction(T(), id, 'lock', moderator)).json()).toMatchObject({ status: 409, code: 'GROUP_STATUS_CONFLICT' });
+    expect((await api.groupAction(T(), id, 'lock', moderator)).json()).toMatchObject({
+      status: 409,
+      code: 'GROUP_STATUS_CONFLICT',
+      detail: 'A PENDING_APPROVAL group cannot be locked.',
+    });
     expect((await api.groupAction(T(), id, 'approve', curator)).json()).toMatchObject({ status: 'ACTIVE' });
     expect((await api.groupAction(T(), id, 'approve', curator)).statusCode).toBe(200);
     for (const user of [creator, curator]) expect((await api.groupAction(T(), id, 'lock', user)).statusCode).toBe(403);
@@ -590,6 +594,13 @@ describe('POST /api/v1/chat/direct', () => {
     expect((await api.direct(visitor, { territoryId: T(), userId: recipient.id })).json()).toMatchObject({ status: 403, code: 'CONTACT_NOT_ALLOWED' });
     const outsider = await newUser(t, { identity: 'Verified' });
     expect((await api.direct(outsider, { territoryId: T(), userId: recipient.id })).statusCode).toBe(403);
+    // ...of a territory the recipient belongs to: a resident of another territory, messaging from there, is refused.
+    const elsewhere = await newTerritory(t, { flags: CHAT_FLAGS });
+    const stranger = await verifiedResident(t, elsewhere);
+    expect((await api.direct(stranger, { territoryId: elsewhere.id, userId: recipient.id })).json()).toMatchObject({
+      status: 403,
+      code: 'CONTACT_NOT_ALLOWED',
+    });
     // Private: nobody.
     const hermit = await newVisitor(t, territory);
     await contactVisibility(hermit, 'Private');

@@ -273,13 +273,21 @@ export async function conversationOfMessage(em: EntityManager, messageId: string
 export interface ChatUserFacts {
   id: string;
   contactVisibility: Visibility;
+  /** Whether they have a membership (visitor or resident) in the territory asked about. */
+  isMember: boolean;
 }
 
 /**
- * An active (not deleted) user and their contact visibility (from the preferences domain's reads). The users domain
- * has no query module; this existence check is chat's only SQL on its table.
+ * An active (not deleted) user, their contact visibility (from the preferences domain's reads) and whether they are
+ * a member of `territoryId`. The users domain has no query module; this existence check is chat's only SQL on its
+ * table.
  */
-export async function directRecipientOf(em: EntityManager, userId: string): Promise<ChatUserFacts | null> {
-  const [row] = await execSql<{ id: string }>(em, 'select id from app_user where id = ? and deleted_at_utc is null', [userId]);
-  return row ? { id: row.id, contactVisibility: await contactVisibilityOf(em, row.id) } : null;
+export async function directRecipientOf(em: EntityManager, userId: string, territoryId: string): Promise<ChatUserFacts | null> {
+  const [row] = await execSql<{ id: string; is_member: boolean }>(
+    em,
+    `select u.id, exists (select 1 from territory_membership m where m.user_id = u.id and m.territory_id = ?) as is_member
+       from app_user u where u.id = ? and u.deleted_at_utc is null`,
+    [territoryId, userId],
+  );
+  return row ? { id: row.id, contactVisibility: await contactVisibilityOf(em, row.id), isMember: row.is_member } : null;
 }

@@ -270,11 +270,11 @@ export async function createGroup(ctx: ServiceContext, input: CreateGroupInput):
 type GroupAction = 'approve' | 'lock' | 'unlock' | 'disable';
 
 /** Who decides each action, the statuses it applies to, and the result (a repeat on the result is a no-op). */
-const GROUP_ACTIONS: Record<GroupAction, { by: 'CURATOR' | 'MODERATOR'; from: ConversationStatus[]; to: ConversationStatus }> = {
-  approve: { by: 'CURATOR', from: ['PENDING_APPROVAL'], to: 'ACTIVE' },
-  lock: { by: 'MODERATOR', from: ['ACTIVE'], to: 'LOCKED' },
-  unlock: { by: 'MODERATOR', from: ['LOCKED'], to: 'ACTIVE' },
-  disable: { by: 'MODERATOR', from: ['PENDING_APPROVAL', 'ACTIVE', 'LOCKED'], to: 'DISABLED' },
+const GROUP_ACTIONS: Record<GroupAction, { by: 'CURATOR' | 'MODERATOR'; from: ConversationStatus[]; to: ConversationStatus; done: string }> = {
+  approve: { by: 'CURATOR', from: ['PENDING_APPROVAL'], to: 'ACTIVE', done: 'approved' },
+  lock: { by: 'MODERATOR', from: ['ACTIVE'], to: 'LOCKED', done: 'locked' },
+  unlock: { by: 'MODERATOR', from: ['LOCKED'], to: 'ACTIVE', done: 'unlocked' },
+  disable: { by: 'MODERATOR', from: ['PENDING_APPROVAL', 'ACTIVE', 'LOCKED'], to: 'DISABLED', done: 'disabled' },
 };
 
 /**
@@ -293,7 +293,7 @@ export async function decideGroup(ctx: ServiceContext, input: GroupInput & { act
     );
     if (!row) throw notFound('Group');
     if (row.status === rule.to) return;
-    if (!rule.from.includes(row.status)) throw conflict(`A ${row.status} group cannot be ${input.action}d.`, 'GROUP_STATUS_CONFLICT');
+    if (!rule.from.includes(row.status)) throw conflict(`A ${row.status} group cannot be ${rule.done}.`, 'GROUP_STATUS_CONFLICT');
     await execSql(tx, 'update chat_conversation set status = ?, updated_at_utc = ? where id = ?', [rule.to, ctx.clock.now(), input.groupId]);
     if (rule.to === 'DISABLED') await announceAccessChange(tx, input.groupId);
     audit(tx, {
@@ -323,10 +323,11 @@ export async function startDirect(ctx: ServiceContext, input: StartDirectInput):
   if (!isVerified(ctx.user)) throw forbidden('Only identity-verified users can start direct messages.', 'IDENTITY_NOT_VERIFIED');
   if (input.userId === ctx.user.id)
     throw badRequest('You cannot start a direct message with yourself.', 'CANNOT_MESSAGE_SELF', [{ field: 'userId', message: 'must be another user' }]);
-  const recipient = await directRecipientOf(ctx.em, input.userId);
+  const recipient = await directRecipientOf(ctx.em, input.userId, access.territoryId);
   if (!recipient) throw notFound('User');
   await assertNotBlocked(ctx.em, ctx.user.id, recipient.id);
-  const allowed = recipient.contactVisibility === 'Public' || (recipient.contactVisibility === 'ResidentsOnly' && access.isResident);
+  // ResidentsOnly: a resident of a territory the recipient belongs to (not of any territory the initiator picks).
+  const allowed = recipient.contactVisibility === 'Public' || (recipient.contactVisibility === 'ResidentsOnly' && access.isResident && recipient.isMember);
   if (!allowed) throw forbidden("This user's preferences do not allow you to message them.", 'CONTACT_NOT_ALLOWED');
 
   const now = ctx.clock.now();
@@ -504,13 +505,9 @@ export async function addParticipant(ctx: ServiceContext, input: ParticipantInpu
   const { conv, access, owns } = await openGroup(ctx, input.conversationId);
   if (!owns) throw forbidden('Only the owner of the group or a system admin can add participants.', 'NOT_GROUP_OWNER');
   if (conv.status === 'DISABLED') throw conflict('This group is disabled.', 'CONVERSATION_NOT_ACTIVE');
-  const invitee = await directRecipientOf(ctx.em, input.userId);
+  const invitee = await directRecipientOf(ctx.em, input.userId, access.territoryId);
   if (!invitee) throw notFound('User');
-  const theirs = await requireTerritory(
-    { em: ctx.em, user: { id: invitee.id, displayName: '', identityVerificationStatus: 'Unverified', permissions: [] }, sessionId: null },
-    access.territoryId,
-  );
-  if (!theirs.isMember)
+  if (!invitee.isMember)
     throw badRequest('Only members of the territory can join its groups.', 'NOT_MEMBER', [{ field: 'userId', message: 'is not a member of the territory' }]);
   await assertNotBlocked(ctx.em, ctx.user.id, invitee.id);
   await ctx.em.transactional(async (tx) => {
