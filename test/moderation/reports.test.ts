@@ -285,6 +285,34 @@ describe('threshold sanction (report-threshold job)', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/feed/${postId}`, headers: reporters[0]!.headers })).statusCode).toBe(404);
   });
 
+  it('does not count reports a moderator dismissed: the sanction never overrides that decision', async () => {
+    const territory = await newTerritory(t);
+    const moderator = await newModerator(t, territory);
+    const author = await newResident(t, territory);
+    const postId = await newPost(t, { territoryId: territory.id, authorUserId: author.id });
+    const target = { territoryId: territory.id, targetType: 'POST' as const, targetId: postId };
+    for (let i = 0; i < 2; i++) {
+      const report = await reportPost(await newUser(t), postId);
+      const [moderationCase] = await t.sql<{ id: string }>(`select id from work_item where type = 'MODERATION_CASE' and subject_id = $1`, [report.json().id]);
+      const done = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/territories/${territory.id}/work-items/${moderationCase!.id}/complete`,
+        headers: moderator.headers,
+        payload: { outcome: 'REJECTED' },
+      });
+      expect(done.statusCode).toBe(200);
+    }
+    expect(await countRows(t, 'report', `target_id = $1 and status = 'DISMISSED'`, [postId])).toBe(2);
+    await reportPost(await newUser(t), postId);
+    expect(await runJob(target)).toBe(0);
+    expect((await t.sql<{ status: string }>('select status from post where id = $1', [postId]))[0]!.status).toBe('PUBLISHED');
+    // Three reporters the moderator has not ruled on yet do.
+    await reportPost(await newUser(t), postId);
+    await reportPost(await newUser(t), postId);
+    expect(await runJob(target)).toBe(1);
+    expect((await t.sql<{ status: string }>('select status from post where id = $1', [postId]))[0]!.status).toBe('HIDDEN');
+  });
+
   it('counts only reports within Reports:ThresholdWindowDays and follows Reports:ThresholdReporters', async () => {
     const territory = await newTerritory(t);
     const author = await newResident(t, territory);

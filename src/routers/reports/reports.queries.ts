@@ -68,7 +68,10 @@ export async function userExists(em: EntityManager, userId: string): Promise<boo
   return rows.length > 0;
 }
 
-/** Targets whose distinct reporters within the window reached the threshold and that carry no sanction yet. */
+/**
+ * Targets whose distinct reporters within the window reached the threshold and that carry no sanction yet. Reports a
+ * moderator dismissed do not count: the sanction never overrides that decision (new reporters are needed).
+ */
 export async function targetsOverThreshold(
   em: EntityManager,
   opts: { since: Date; threshold: number; target?: { territoryId: string; targetType: ReportTargetType; targetId: string } },
@@ -84,7 +87,7 @@ export async function targetsOverThreshold(
     em,
     `select r.territory_id, r.target_type, r.target_id, count(distinct r.reporter_user_id)::int as reporters
        from report r
-      where r.created_at_utc > ? and r.reporter_user_id is not null ${narrow}
+      where r.created_at_utc > ? and r.reporter_user_id is not null and r.status <> 'DISMISSED' ${narrow}
         and not exists (select 1 from report_sanction s
                          where s.territory_id = r.territory_id and s.target_type = r.target_type and s.target_id = r.target_id)
       group by r.territory_id, r.target_type, r.target_id
