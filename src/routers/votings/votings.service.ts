@@ -229,7 +229,9 @@ export async function vote(ctx: ServiceContext, input: { territoryId: string; vo
     if (voting.status !== 'Open' || (voting.ends_at_utc && new Date(voting.ends_at_utc) <= now)) {
       throw conflict('This voting is not open.', 'VOTING_NOT_OPEN');
     }
-    if (!voting.options.includes(input.selectedOption)) {
+    // The option as written, or with the blanks around it that options lose when they are stored (` Parks `).
+    const chosen = voting.options.includes(input.selectedOption) ? input.selectedOption : voting.options.find((o) => o === input.selectedOption.trim());
+    if (chosen === undefined) {
       throw badRequest(`"${input.selectedOption}" is not an option of this voting.`, 'UNKNOWN_VOTING_OPTION', [
         { field: 'selectedOption', message: 'must be one of the options' },
       ]);
@@ -238,7 +240,7 @@ export async function vote(ctx: ServiceContext, input: { territoryId: string; vo
       tx,
       `insert into vote (id, created_at_utc, voting_id, user_id, selected_option) values (?, ?, ?, ?, ?)
        on conflict (voting_id, user_id) do nothing returning id`,
-      [newId(), now, voting.id, ctx.user.id, input.selectedOption],
+      [newId(), now, voting.id, ctx.user.id, chosen],
     );
     if (inserted.length === 0) throw conflict('You have already voted in this voting.', 'ALREADY_VOTED');
   });
