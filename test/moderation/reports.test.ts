@@ -112,6 +112,19 @@ describe('POST /api/v1/reports/posts/{postId}', () => {
     expect(await reportsOf(postId)).toBe(1);
   });
 
+  it('a post of someone the reporter blocked is still reportable (block, then report)', async () => {
+    const territory = await newTerritory(t);
+    const author = await newResident(t, territory);
+    const postId = await newPost(t, { territoryId: territory.id, authorUserId: author.id });
+    const reporter = await newUser(t);
+    const blocked = await t.app.inject({ method: 'POST', url: `/api/v1/users/${author.id}/block`, headers: reporter.headers });
+    expect(blocked.statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/feed/${postId}`, headers: reporter.headers })).statusCode).toBe(404);
+    const res = await reportPost(reporter, postId);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(await countRows(t, 'report', 'target_id = $1 and reporter_user_id = $2', [postId, reporter.id])).toBe(1);
+  });
+
   it("is 400 for one's own post or a bad body, 404 for an unknown or hidden post, 401 without a token; nothing written", async () => {
     const territory = await newTerritory(t);
     const author = await newResident(t, territory);

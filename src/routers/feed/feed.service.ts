@@ -70,10 +70,10 @@ const hiddenPostsSeenBy = (access: TerritoryAccess): FeedViewer['seesHidden'] =>
  * also names whom they blocked). `readsHidden`: a HIDDEN post (a moderation sanction) is still seen, read-only, by
  * its author and the territory's curators and moderators; interactions (like, comment, share, edit) never reach it.
  */
-function seesPost(user: AuthUser, post: PostFacts, access: TerritoryAccess, readsHidden: boolean): boolean {
+function seesPost(user: AuthUser, post: PostFacts, access: TerritoryAccess, readsHidden: boolean, despiteBlocks = false): boolean {
   const hidden = post.status === 'HIDDEN' && readsHidden;
   if (post.status !== 'PUBLISHED' && !hidden) return false;
-  if (access.blockedUserIds.includes(post.author_user_id)) return false;
+  if (!despiteBlocks && access.blockedUserIds.includes(post.author_user_id)) return false;
   if (post.author_user_id === user.id) return true;
   if (!hidden && post.visibility === 'PUBLIC') return true;
   if (hidden && !seesAllHidden(access)) return false;
@@ -81,8 +81,15 @@ function seesPost(user: AuthUser, post: PostFacts, access: TerritoryAccess, read
 }
 
 /** `seesPost`, reading the caller's access to the post's territory unless given. */
-async function canSee(em: EntityManager, user: AuthUser, post: PostFacts, access?: TerritoryAccess, readsHidden = false): Promise<boolean> {
-  return seesPost(user, post, access ?? (await accessToPostTerritory({ em, user, sessionId: null }, post)), readsHidden);
+async function canSee(
+  em: EntityManager,
+  user: AuthUser,
+  post: PostFacts,
+  access?: TerritoryAccess,
+  readsHidden = false,
+  despiteBlocks = false,
+): Promise<boolean> {
+  return seesPost(user, post, access ?? (await accessToPostTerritory({ em, user, sessionId: null }, post)), readsHidden, despiteBlocks);
 }
 
 const POST_FACTS = 'select id, territory_id, author_user_id, status, visibility from post where id = ?';
@@ -105,11 +112,16 @@ async function readablePost(ctx: ServiceContext, postId: string): Promise<Territ
 /**
  * Whether the viewer may see the post (the feed's rule 4 check, for any content that follows a post's visibility,
  * such as its media). A HIDDEN post counts as seen by its author and the territory's curators and moderators unless
- * `includeHidden` is false.
+ * `includeHidden` is false. `despiteBlocks`: a post of someone the viewer blocked counts too (it may be reported).
  */
-export async function canSeePost(em: EntityManager, viewer: AuthUser, postId: string, opts: { includeHidden?: boolean } = {}): Promise<boolean> {
+export async function canSeePost(
+  em: EntityManager,
+  viewer: AuthUser,
+  postId: string,
+  opts: { includeHidden?: boolean; despiteBlocks?: boolean } = {},
+): Promise<boolean> {
   const post = await postFacts(em, postId);
-  return post !== undefined && (await canSee(em, viewer, post, undefined, opts.includeHidden ?? true));
+  return post !== undefined && (await canSee(em, viewer, post, undefined, opts.includeHidden ?? true, opts.despiteBlocks ?? false));
 }
 
 /**

@@ -139,9 +139,10 @@ async function fileReport(
 export async function reportPost(ctx: ServiceContext, input: ReportPostInput, jobs: JobSender | null = null) {
   const { em, user } = ctx;
   const post = await postFactsOf(em, input.postId);
-  if (!post || !(await canSeePost(em, user, input.postId, { includeHidden: false }))) {
+  if (!post || !(await canSeePost(em, user, input.postId, { includeHidden: false, despiteBlocks: true }))) {
     // A post the caller cannot see (residents-only) is not reportable: 404 like unknown. Nor is a HIDDEN one, even
-    // for the curators and moderators who still see it: it is already sanctioned.
+    // for the curators and moderators who still see it: it is already sanctioned. One whose author the caller blocked
+    // is: block, then report, is a common order.
     throw notFound('Post');
   }
   const access = await requireTerritory(ctx, post.territory_id);
