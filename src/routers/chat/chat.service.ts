@@ -539,7 +539,8 @@ export async function removeParticipant(ctx: ServiceContext, input: ParticipantI
     conv.id,
     input.userId,
   ]);
-  if (!target) throw notFound('Participant');
+  // Removing who is not (or no longer) a participant changes nothing: an idempotent removal (the spec's 204).
+  if (!target) return;
   if (target.role === 'OWNER') throw conflict('The owner cannot leave the group.', 'OWNER_CANNOT_LEAVE');
   await ctx.em.transactional(async (tx) => {
     await execSql(tx, 'delete from chat_participant where conversation_id = ? and user_id = ?', [conv.id, input.userId]);
