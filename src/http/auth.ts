@@ -6,6 +6,7 @@ import { bearerToken, CLOCK_TOLERANCE_SECONDS, cachedTokenCheck, verifyAccessTok
 import type { AuthSession, AuthUser } from '../platform/service-context.js';
 import { loadCaller } from '../policy/caller.js';
 import { type ClientAuth, NO_CLIENT, resolveClientToken } from '../policy/client-caller.js';
+import { isJourneyUrl } from './journey-path.js';
 
 export interface RequestAuth {
   user: AuthUser | null;
@@ -61,7 +62,7 @@ export const authPlugin = fp(
     app.decorateRequest('auth', null as unknown as RequestAuth);
     app.decorateRequest('client', null as never);
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.url.startsWith('/api/v2/')) {
+      if (isJourneyUrl(request.url)) {
         // The journeys API: `Authorization` is the client application's token, `X-User-Token` the user's.
         const userToken = request.headers['x-user-token'];
         request.client = await resolveClientToken(request.headers.authorization, opts.config.jwt, opts.em);

@@ -21,6 +21,7 @@ import {
 } from '../platform/problems.js';
 import { zodFieldErrors } from '../trpc/init.js';
 import { invalidCsrfToken } from './csrf.js';
+import { isJourneyUrl } from './journey-path.js';
 
 const TRPC_STATUS: Record<string, number> = {
   PARSE_ERROR: 400,
@@ -110,7 +111,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, c: Class
   const instance = request.url.split('?')[0] ?? request.url;
   if (c.status === 401) reply.header('WWW-Authenticate', 'Bearer');
   for (const [name, value] of Object.entries(c.headers ?? {})) reply.header(name, value);
-  if (instance.startsWith('/api/v2/')) {
+  if (isJourneyUrl(instance)) {
     const body = journeyError(c.status, c.code, c.detail, c.errors);
     // DESIGN section 15: a v2 429 carries the spec's 429 fields too (title, status, detail, instance).
     const both = c.status === 429 ? { ...body, title: statusTitle(429), status: 429, detail: c.detail, instance } : body;

@@ -65,6 +65,24 @@ describe('authentication of user journeys', () => {
   );
 });
 
+describe('the journeys API as the router reads its paths', () => {
+  it('a percent-encoded path to a v2 route is v2: its tokens, its answer, its error body; a text/plain body is a 415 in that body', async () => {
+    const user = await newVisitor(t, territory);
+    const headers = { authorization: `Bearer ${client}`, 'x-user-token': user.token };
+    const encoded = await t.app.inject({ method: 'GET', url: `/api/%762/journeys/feed/territory-feed?territoryId=${territory.id}`, headers });
+    expect(encoded.statusCode, encoded.body).toBe(200);
+    expectV2Error(await t.app.inject({ method: 'GET', url: `/api/%762/journeys/feed/territory-feed?territoryId=${UNKNOWN_ID}`, headers }), 404, 'NOT_FOUND');
+    expectV2Error(await t.app.inject({ method: 'GET', url: '/api/%762/journeys/nothing-here', headers }), 404, 'NOT_FOUND');
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/journeys/feed/interact',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      payload: JSON.stringify({ postId: UNKNOWN_ID, action: 'LIKE' }),
+    });
+    expectV2Error(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
 describe('GET /feed/territory-feed', () => {
   it('answers the feed items with counts, media, author, interactions and metadata', async () => {
     const viewer = await newVisitor(t, territory);
