@@ -5,6 +5,7 @@
  */
 export function isJourneyUrl(url: string): boolean {
   if (url.startsWith('/api/v2/')) return true;
+  if (!url.includes('%')) return false;
   const end = url.indexOf('?');
   const path = end < 0 ? url : url.slice(0, end);
   if (!path.includes('%')) return false;
