@@ -184,6 +184,24 @@ describe('POST /api/v1/territories/{territoryId}/verification/residency/{workIte
     expect((await decide(curator, territory.id, rejected.workItemId, { outcome: 'APPROVED' })).statusCode).toBe(409);
   });
 
+  it("no one decides their own request: a curator's own residency document is 403 OWN_REQUEST on both routes, nothing changes; another curator decides it", async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    await t.sql('update territory_membership set geo_verified_at_utc = null where user_id = $1', [curator.id]);
+    const { workItemId } = await residencySubmission(territory.id, curator);
+    for (const res of [
+      await decide(curator, territory.id, workItemId, { outcome: 'APPROVED' }),
+      await complete(curator, territory.id, workItemId, { outcome: 'APPROVED' }),
+    ]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('OWN_REQUEST');
+    }
+    expect(await t.sql('select status from work_item where id = $1', [workItemId])).toEqual([{ status: 'PENDING' }]);
+    const me = await t.app.inject({ method: 'GET', url: `/api/v1/memberships/${territory.id}/me`, headers: curator.headers });
+    expect(me.json().residencyVerification).toBe('NONE');
+    expect((await decide(await newCurator(t, territory), territory.id, workItemId, { outcome: 'APPROVED' })).statusCode).toBe(200);
+  });
+
   it('is 403 for a moderator, 404 for another type or territory, 400 for NOACTION or a malformed id, 401', async () => {
     const territory = await newTerritory(t);
     const other = await newTerritory(t);

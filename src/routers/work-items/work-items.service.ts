@@ -5,7 +5,7 @@ import type { TerritoryCapability } from '../../entities/membership.entity.js';
 import type { SystemPermission } from '../../entities/user.entity.js';
 import { WorkItem, type WorkItemOutcome, type WorkItemStatus, type WorkItemType } from '../../entities/work-item.entity.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { conflict, notFound } from '../../platform/problems.js';
+import { conflict, forbidden, notFound } from '../../platform/problems.js';
 import { type WorkItemRow, workItemHandler } from './work-item-handlers.js';
 import type { WorkItemOutput } from './work-items.schemas.js';
 import type { AccountEraser } from '../../platform/account-erasure.js';
@@ -69,6 +69,9 @@ export async function completeWorkItem(
   notes: string | null,
   actorUserId: string,
 ): Promise<WorkItemOutput> {
+  // No one decides their own request (a residency or identity document, a territory they suggested): spec rule 3,
+  // "no founder is self-approved"; another curator or a system admin does.
+  if (item.createdByUserId !== null && item.createdByUserId === actorUserId) throw forbidden('You cannot decide your own request.', 'OWN_REQUEST');
   if (item.status !== 'PENDING') throw notPending();
   const handler = workItemHandler(item.type);
   const completedAtUtc = new Date();
