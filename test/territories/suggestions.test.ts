@@ -155,7 +155,7 @@ describe('decideTerritorySuggestion', () => {
     t.deps.orm.em.fork().transactional((tx) => decideTerritorySuggestion(tx as EntityManager, { subjectId: id }, outcome, actor));
   const statusOf = async (id: string) => (await t.sql<{ status: string }>(`select status from territory where id = $1`, [id]))[0]?.status;
 
-  it('APPROVED activates, REJECTED rejects, NOACTION keeps PENDING; each audited', async () => {
+  it('APPROVED activates, REJECTED rejects, each audited; NOACTION is a 400 that changes nothing (it would leave the territory PENDING with nothing left to decide it)', async () => {
     const admin = await newAdmin(t);
     const approved = await pendingSuggestion();
     await decide(approved, 'APPROVED', admin.id);
@@ -168,8 +168,16 @@ describe('decideTerritorySuggestion', () => {
     expect(await statusOf(rejected)).toBe('REJECTED');
 
     const untouched = await pendingSuggestion();
-    await decide(untouched, 'NOACTION', admin.id);
+    await expect(decide(untouched, 'NOACTION', admin.id)).rejects.toSatisfy((e) => e instanceof AppError && e.problemCode === 'VALIDATION_FAILED');
     expect(await statusOf(untouched)).toBe('PENDING');
+    // Through the admin queue: the item stays PENDING, so the suggestion can still be decided.
+    const [item] = await t.sql<{ id: string }>(`select id from work_item where type = 'TERRITORY_SUGGESTION' and subject_id = $1`, [untouched]);
+    const complete = (outcome: string) =>
+      t.app.inject({ method: 'POST', url: `/api/v1/admin/work-items/${item!.id}/complete`, headers: admin.headers, payload: { outcome } });
+    expect((await complete('NOACTION')).statusCode).toBe(400);
+    expect(await t.sql('select status from work_item where id = $1', [item!.id])).toEqual([{ status: 'PENDING' }]);
+    expect((await complete('APPROVED')).statusCode).toBe(200);
+    expect(await statusOf(untouched)).toBe('ACTIVE');
 
     const audits = await t.sql<{ subject_id: string; actor_user_id: string; data: { outcome: string } }>(
       `select subject_id, actor_user_id, data from audit_entry where action = 'territory.suggestion.decided' order by created_at_utc`,
@@ -177,7 +185,7 @@ describe('decideTerritorySuggestion', () => {
     expect(audits.map((a) => [a.subject_id, a.actor_user_id, a.data.outcome])).toEqual([
       [approved, admin.id, 'APPROVED'],
       [rejected, admin.id, 'REJECTED'],
-      [untouched, admin.id, 'NOACTION'],
+      [untouched, admin.id, 'APPROVED'],
     ]);
   });
 
