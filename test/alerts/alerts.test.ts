@@ -193,6 +193,16 @@ describe('PATCH /api/v1/alerts/{alertId}/validation', () => {
     expect(await countRows(t, 'audit_entry', `action = 'alert.validated' and subject_id = $1`, [alert.id])).toBe(2);
   });
 
+  it('a post hidden by a moderation sanction stays hidden when its alert is validated again or rejected', async () => {
+    const alert = await reported(resident, territory);
+    expect((await decide(curator, alert.id, { validated: true })).statusCode).toBe(200);
+    await t.sql(`update post set status = 'HIDDEN' where id = $1`, [alert.postId]);
+    for (const validated of [true, false]) {
+      expect((await decide(curator, alert.id, { validated })).statusCode).toBe(200);
+      expect((await postOf(alert.postId))!.status).toBe('HIDDEN');
+    }
+  });
+
   it('validated=false rejects the alert and its post; a system admin may decide too', async () => {
     const alert = await reported(resident, territory);
     const admin = await newAdmin(t);

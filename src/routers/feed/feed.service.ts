@@ -578,10 +578,16 @@ export async function createSystemPost(em: EntityManager, input: SystemPostInput
   return { id: post.id };
 }
 
-/** Publishes or rejects a system post (alert validation); 404 when the post does not exist. */
+/**
+ * Publishes or rejects a system post (alert validation); 404 when the post does not exist. A HIDDEN post (a
+ * moderation sanction) stays hidden: validating its alert again never undoes the sanction.
+ */
 export async function setPostStatus(em: EntityManager, postId: string, status: 'PUBLISHED' | 'REJECTED'): Promise<void> {
-  const updated = await execSql<{ id: string }>(em, 'update post set status = ?, updated_at_utc = now() where id = ? returning id', [status, postId]);
-  if (updated.length === 0) throw postNotFound();
+  const updated = await execSql<{ id: string }>(em, `update post set status = ?, updated_at_utc = now() where id = ? and status <> 'HIDDEN' returning id`, [
+    status,
+    postId,
+  ]);
+  if (updated.length === 0 && (await execSql(em, 'select 1 from post where id = ?', [postId])).length === 0) throw postNotFound();
 }
 
 /**
