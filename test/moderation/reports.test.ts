@@ -298,6 +298,30 @@ describe('threshold sanction (report-threshold job)', () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/feed/${postId}`, headers: reporters[0]!.headers })).statusCode).toBe(404);
   });
 
+  it('a moderator cannot decide a report about themselves or their post (403 OWN_REQUEST, the report stays OPEN); another moderator can', async () => {
+    const territory = await newTerritory(t);
+    const moderator = await newModerator(t, territory);
+    const caseOf = async (reportId: string) =>
+      (await t.sql<{ id: string }>(`select id from work_item where type = 'MODERATION_CASE' and subject_id = $1`, [reportId]))[0]!.id;
+    const complete = (user: TestUser, caseId: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/territories/${territory.id}/work-items/${caseId}/complete`,
+        headers: user.headers,
+        payload: { outcome: 'REJECTED' },
+      });
+    const aboutThem = await reportUser(await newUser(t), moderator.id, { reason: 'Abuse', territoryId: territory.id });
+    const postId = await newPost(t, { territoryId: territory.id, authorUserId: moderator.id });
+    const aboutTheirPost = await reportPost(await newUser(t), postId);
+    for (const report of [aboutThem, aboutTheirPost]) {
+      const refused = await complete(moderator, await caseOf(report.json().id));
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe('OWN_REQUEST');
+      expect(await t.sql('select status from report where id = $1', [report.json().id])).toEqual([{ status: 'OPEN' }]);
+    }
+    expect((await complete(await newModerator(t, territory), await caseOf(aboutThem.json().id))).statusCode).toBe(200);
+  });
+
   it('does not count reports a moderator dismissed: the sanction never overrides that decision', async () => {
     const territory = await newTerritory(t);
     const moderator = await newModerator(t, territory);

@@ -3,7 +3,7 @@ import { execSql } from '../../db/sql.js';
 import type { ReportStatus, ReportTargetType } from '../../entities/report.entity.js';
 import type { WorkItemOutcome } from '../../entities/work-item.entity.js';
 import { clock } from '../../platform/clock.js';
-import { conflict } from '../../platform/problems.js';
+import { conflict, forbidden } from '../../platform/problems.js';
 import type { WorkItemHandler, WorkItemRow } from '../work-items/work-item-handlers.js';
 import { applySanction, dismissReports, lockTarget } from './reports.sanctions.js';
 
@@ -22,6 +22,13 @@ async function reportOf(em: EntityManager, item: WorkItemRow): Promise<ReportFac
   return report ?? null;
 }
 
+/** Whether the report is about the user: they are its target, or the author of the post it targets. */
+async function isAbout(em: EntityManager, report: ReportFacts, userId: string): Promise<boolean> {
+  if (report.target_type === 'USER') return report.target_id === userId;
+  const [post] = await execSql<{ author_user_id: string }>(em, 'select author_user_id from post where id = ?', [report.target_id]);
+  return post?.author_user_id === userId;
+}
+
 /**
  * MODERATION_CASE: the decision on a report. APPROVED acts like the threshold sanction (the post is hidden, the
  * user restricted in the territory; the target's open reports become ACTIONED and their other cases are
@@ -38,6 +45,8 @@ export const moderationCaseHandler: WorkItemHandler = {
     const report = await reportOf(em, item);
     if (!report) return;
     if (report.status !== 'OPEN') throw conflict('This report has already been decided.', 'WORK_ITEM_NOT_PENDING');
+    // No one decides a report about themselves or their post (dismissed reports stop counting toward the sanction).
+    if (await isAbout(em, report, actorUserId)) throw forbidden('You cannot decide a report about yourself or your content.', 'OWN_REQUEST');
     const at = clock.now();
     if (outcome === 'APPROVED') {
       await applySanction(
