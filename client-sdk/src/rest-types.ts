@@ -8950,7 +8950,8 @@ export interface operations {
                     JOIN_REQUEST_DECIDED?: boolean;
                     EVENT_CREATED?: boolean;
                     ALERT_VALIDATED?: boolean;
-                    SECURITY_ALERT?: boolean;
+                    /** @constant */
+                    SECURITY_ALERT?: true;
                     CHAT_DIRECT_MESSAGE_RECEIVED?: boolean;
                     CHAT_GROUP_INVITATION_RECEIVED?: boolean;
                     CHAT_GROUP_PENDING_APPROVAL?: boolean;

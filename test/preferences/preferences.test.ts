@@ -139,6 +139,20 @@ describe('PUT /api/v1/users/me/preferences/notifications', () => {
     expect(notBool.json()).toMatchObject({ errors: [{ field: 'POST_CREATED' }] });
     expect(await rowsOf('user_preferences', user)).toBe(0);
   });
+
+  it('security alerts cannot be switched off (400 naming the field, nothing written; they are always delivered); true is accepted', async () => {
+    const user = await newUser(t);
+    const off = await t.app.inject({ method: 'PUT', url, headers: user.headers, payload: { SECURITY_ALERT: false } });
+    expect(off.statusCode).toBe(400);
+    expect(off.json()).toMatchObject({ errors: [{ field: 'SECURITY_ALERT', message: 'cannot be switched off: it is always delivered' }] });
+    expect(await rowsOf('user_preferences', user)).toBe(0);
+    const on = await t.app.inject({ method: 'PUT', url, headers: user.headers, payload: { SECURITY_ALERT: true, POST_CREATED: false } });
+    expect(on.statusCode).toBe(200);
+    expect(on.json().notifications).toEqual({ ...allOn, POST_CREATED: false });
+    // A flag stored off by an earlier version still reads as on.
+    await t.sql(`update user_preferences set notifications = notifications || '{"SECURITY_ALERT": false}' where user_id = $1`, [user.id]);
+    expect((await prefsOf(user)).json().notifications.SECURITY_ALERT).toBe(true);
+  });
 });
 
 describe('notificationPreferencesOf', () => {

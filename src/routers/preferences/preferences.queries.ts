@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { managerOf } from '../../db/request-manager.js';
 import { execSql, type HotReadSource, isoColumn, runHotRead } from '../../db/sql.js';
 import { UserPreferences, type Visibility } from '../../entities/preferences.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
+import { ALWAYS_DELIVERED, NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
 
 export interface PreferencesRow {
   user_id: string;
@@ -46,7 +46,11 @@ const DEFAULT_CONTACT_VISIBILITY: Visibility = 'ResidentsOnly';
 
 /** Stored flags are sparse: every type not explicitly switched off is on. */
 export function flagsOf(stored: Record<string, unknown> | null | undefined): Record<NotificationType, boolean> {
-  return Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, stored?.[type] !== false])) as Record<NotificationType, boolean>;
+  // A type always delivered reads as on, whatever an older version of the API stored for it.
+  return Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, ALWAYS_DELIVERED.includes(type) || stored?.[type] !== false])) as Record<
+    NotificationType,
+    boolean
+  >;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VISIBILITIES } from '../../entities/preferences.entity.js';
-import { NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
+import { ALWAYS_DELIVERED, NOTIFICATION_TYPES, type NotificationType } from '../../entities/notification.entity.js';
 
 const CANONICAL_VISIBILITY = new Map(VISIBILITIES.map((v) => [v.toLowerCase(), v]));
 
@@ -36,6 +36,16 @@ export const privacyInput = z.object({
 });
 export type PrivacyInput = z.infer<typeof privacyInput>;
 
-/** Any subset of the flags; an unknown type is a 400 rather than silently ignored. */
-export const notificationsInput = z.strictObject(notificationFlags(z.boolean().optional()));
+/**
+ * Any subset of the flags; an unknown type is a 400 rather than silently ignored, and so is switching off a type that
+ * is always delivered (SECURITY_ALERT: it was accepted, shown off, and delivered all the same).
+ */
+export const notificationsInput = z.strictObject(
+  Object.fromEntries(
+    NOTIFICATION_TYPES.map((type) => [
+      type,
+      ALWAYS_DELIVERED.includes(type) ? z.literal(true, { error: 'cannot be switched off: it is always delivered' }).optional() : z.boolean().optional(),
+    ]),
+  ) as Record<NotificationType, z.ZodOptional<z.ZodBoolean | z.ZodLiteral<true>>>,
+);
 export type NotificationsInput = z.infer<typeof notificationsInput>;
