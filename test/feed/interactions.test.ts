@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, newAdmin, newCurator, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
+import { newPost } from '../factories/content.js';
 import { TINY_PNG } from '../factories/media-files.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { addModerationRule, type FeedItem, postOk, UNKNOWN_ID, uploadMedia } from './helpers.js';
@@ -174,6 +175,16 @@ describe('PATCH /api/v1/feed/{id}', () => {
     expect(res.json().updatedAtUtc >= post.updatedAtUtc).toBe(true);
     const content = await inject('PATCH', `/api/v1/feed/${post.id}`, author, { content: 'Rewritten' });
     expect(content.json()).toMatchObject({ title: 'New title', content: 'Rewritten' });
+  });
+
+  it("an event's post and an alert's post are not edited on their own (409 POST_NOT_EDITABLE, nothing changes)", async () => {
+    for (const type of ['EVENT', 'ALERT'] as const) {
+      const postId = await newPost(t, { territoryId: territory.id, authorUserId: author.id, type, title: 'As validated' });
+      const res = await inject('PATCH', `/api/v1/feed/${postId}`, author, { title: 'Unvalidated claim' });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe('POST_NOT_EDITABLE');
+      expect(await t.sql('select title from post where id = $1', [postId])).toEqual([{ title: 'As validated' }]);
+    }
   });
 
   it('is 403 for another resident, 404 for someone who cannot see it, 401 without a token', async () => {

@@ -4,7 +4,7 @@ import { audit } from '../../entities/audit.entity.js';
 import { type PostStatus, type PostType, type PostVisibility, Post, PostComment } from '../../entities/post.entity.js';
 import { newId } from '../../platform/ids.js';
 import { pageOffset, toPage } from '../../platform/pagination.js';
-import { badRequest, forbidden, notFound, validationFailed } from '../../platform/problems.js';
+import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/problems.js';
 import type { AuthUser, ServiceContext } from '../../platform/service-context.js';
 import { refusePostingRestricted, requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
 import { assertAttachable, attachMedia, deleteMediaOf, mediaUrl } from '../media/media.service.js';
@@ -358,6 +358,9 @@ export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): P
     const facts = await visiblePost(tx, user, input.id, true);
     if (facts.author_user_id !== user.id) throw forbidden('Only the author can edit this post.', 'NOT_AUTHOR');
     const post = await tx.findOneOrFail(Post, { id: input.id });
+    // An event's post shows its event; an alert's, the alert as curators validated it: neither is edited on its own.
+    if (post.type === 'EVENT') throw conflict('This post shows its event: edit the event instead.', 'POST_NOT_EDITABLE');
+    if (post.type === 'ALERT') throw conflict('An alert post shows the alert as it was reported and validated; it cannot be edited.', 'POST_NOT_EDITABLE');
     const title = input.title ?? post.title;
     const content = input.content ?? post.content;
     if (input.title !== undefined || input.content !== undefined) {
