@@ -69,6 +69,13 @@ describe('a posting restriction refuses every kind of content in its territory o
     expect(restrictedCode(await post(restricted, `/api/v1/feed/${postId}/comments`, { content: 'Nice' }))).toEqual([403, 'POSTING_RESTRICTED']);
   });
 
+  it('edits of their own posts', async () => {
+    const postId = await newPost(t, { territoryId: territory.id, authorUserId: restricted.id, title: 'Before' });
+    const res = await t.app.inject({ method: 'PATCH', url: `/api/v1/feed/${postId}`, headers: restricted.headers, payload: { title: 'Rewritten' } });
+    expect(restrictedCode(res)).toEqual([403, 'POSTING_RESTRICTED']);
+    expect(await t.sql('select title from post where id = $1', [postId])).toEqual([{ title: 'Before' }]);
+  });
+
   it('elsewhere the same person posts as usual', async () => {
     const author = await verifiedResident(t, elsewhere);
     const postId = await newPost(t, { territoryId: elsewhere.id, authorUserId: author.id });

@@ -357,6 +357,8 @@ export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): P
   await em.transactional(async (tx) => {
     const facts = await visiblePost(tx, user, input.id, true);
     if (facts.author_user_id !== user.id) throw forbidden('Only the author can edit this post.', 'NOT_AUTHOR');
+    // A posting restriction keeps its author from rewriting posts too, not only from writing new ones.
+    refusePostingRestricted(await accessToPostTerritory({ em: tx, user, sessionId: null }, facts));
     const post = await tx.findOneOrFail(Post, { id: input.id });
     // An event's post shows its event; an alert's, the alert as curators validated it: neither is edited on its own.
     if (post.type === 'EVENT') throw conflict('This post shows its event: edit the event instead.', 'POST_NOT_EDITABLE');
