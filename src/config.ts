@@ -199,7 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       bootstrapAdmins: e.BOOTSTRAP_ADMINS.split(',')
         .map((s) => s.trim())
         .filter(Boolean)
-        .map((s) => (s.includes(':') ? `${s.slice(0, s.indexOf(':')).toLowerCase()}${s.slice(s.indexOf(':'))}` : s)),
+        .map((s) => {
+          const colon = s.indexOf(':');
+          return colon < 0 ? s : `${s.slice(0, colon).toLowerCase()}${s.slice(colon)}`;
+        }),
     }),
     cors: Object.freeze({ allowedOrigins: corsOrigins.length ? corsOrigins : ['*'] }),
     rateLimit: Object.freeze({

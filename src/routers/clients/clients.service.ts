@@ -88,6 +88,7 @@ async function findClient(em: EntityManager, id: string) {
 
 /** A new secret, shown once: the old one and every token issued with it stop working at once. */
 export async function rotateClientSecret(ctx: ServiceContext, input: { id: string }): Promise<ClientWithSecretOutput> {
+  // 404 before the slow hash; the row is read again under its lock below.
   await findClient(ctx.em, input.id);
   const secret = newSecret();
   const secretHash = await hashSecret(secret);

@@ -129,9 +129,16 @@ export async function canSeePost(
  * `readsHidden` for reads only (see `canSee`).
  */
 async function visiblePost(em: EntityManager, user: AuthUser, postId: string, lock = false, readsHidden = false): Promise<PostFacts> {
+  return (await visiblePostIn(em, user, postId, lock, readsHidden)).post;
+}
+
+/** `visiblePost` with the caller's access to its territory (for the checks that follow, without reading it again). */
+async function visiblePostIn(em: EntityManager, user: AuthUser, postId: string, lock = false, readsHidden = false) {
   const [post] = lock ? await execSql<PostFacts>(em, `${POST_FACTS} for update`, [postId]) : [await postFacts(em, postId)];
-  if (!post || !(await canSee(em, user, post, undefined, readsHidden))) throw postNotFound();
-  return post;
+  if (!post) throw postNotFound();
+  const access = await accessToPostTerritory({ em, user, sessionId: null }, post);
+  if (!seesPost(user, post, access, readsHidden)) throw postNotFound();
+  return { post, access };
 }
 
 // ---- Output ----
@@ -355,10 +362,10 @@ export async function createPost(ctx: ServiceContext, input: CreatePostInput): P
 export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): Promise<FeedItemOutput> {
   const { em, user } = ctx;
   await em.transactional(async (tx) => {
-    const facts = await visiblePost(tx, user, input.id, true);
+    const { post: facts, access } = await visiblePostIn(tx, user, input.id, true);
     if (facts.author_user_id !== user.id) throw forbidden('Only the author can edit this post.', 'NOT_AUTHOR');
     // A posting restriction keeps its author from rewriting posts too, not only from writing new ones.
-    refusePostingRestricted(await accessToPostTerritory({ em: tx, user, sessionId: null }, facts));
+    refusePostingRestricted(access);
     const post = await tx.findOneOrFail(Post, { id: input.id });
     // An event's post shows its event; an alert's, the alert as curators validated it: neither is edited on its own.
     if (post.type === 'EVENT') throw conflict('This post shows its event: edit the event instead.', 'POST_NOT_EDITABLE');
@@ -476,9 +483,9 @@ export async function addComment(ctx: ServiceContext, input: { id: string; conte
   const { id: postId, content } = input;
   return onExistingPost(() =>
     em.transactional(async (tx) => {
-      const post = await visiblePost(tx, user, postId);
+      const { post, access } = await visiblePostIn(tx, user, postId);
       // A comment is content of the post's territory: its sanction and its prohibited words apply.
-      refusePostingRestricted(await requireTerritory({ em: tx, user, sessionId: null }, post.territory_id, { status: 'ANY' }));
+      refusePostingRestricted(access);
       await enforceProhibitedWordsOn(tx, post.territory_id, content, 'content');
       const comment = tx.create(PostComment, { postId, authorUserId: user.id, content });
       await tx.flush();
