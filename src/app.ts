@@ -16,7 +16,7 @@ import { csrfOpenApiPaths, csrfPlugin } from './http/csrf.js';
 import { bodyDrainPlugin } from './http/body-drain.js';
 import { corsPlugin, VARY_ORIGIN } from './http/cors.js';
 import { clientErrorHandler, frameworkError } from './http/edge-errors.js';
-import { errorsPlugin } from './http/errors.js';
+import { errorsPlugin, headersOfErrors } from './http/errors.js';
 import { MemoryCounterStore, PostgresCounterStore, RateLimiter, rateLimitPlugin } from './http/rate-limit.js';
 import { httpsRedirectPlugin, securityHeadersPlugin } from './http/security-headers.js';
 import { systemPlugin } from './http/system.js';
@@ -145,7 +145,10 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
           return createContext(deps, req, { transport: 'http' });
         },
         // tRPC's answer carries its own `Vary` (trpc-accept, accept), which replaces the CORS hook's: Origin is added.
-        responseMeta: ({ ctx, errors }) => ({ headers: ctx && errors.length === 0 ? { ...ctx.resp.headers, vary: VARY_ORIGIN } : { vary: VARY_ORIGIN } }),
+        // A failed call's headers are its errors' own (a 429's `Retry-After: 60`, as on REST).
+        responseMeta: ({ ctx, errors }) => ({
+          headers: ctx && errors.length === 0 ? { ...ctx.resp.headers, vary: VARY_ORIGIN } : { ...headersOfErrors(errors), vary: VARY_ORIGIN },
+        }),
         onError: ({ error, path }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'trpc call failed');
         },

@@ -136,7 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       throw new ConfigError('JWT SigningKey must be configured via environment variable JWT__SIGNINGKEY in production');
     }
     if (e.JWT__SIGNINGKEY.length < 32) throw new ConfigError('JWT SigningKey must be at least 32 characters long in production');
-    if (corsOrigins.length === 0 || corsOrigins.includes('*')) throw new ConfigError('Cors:AllowedOrigins must be configured');
+    // No wildcard anywhere (spec: "must not contain a wildcard"): `https://*.example.org` would never match an origin.
+    if (corsOrigins.length === 0 || corsOrigins.some((origin) => origin.includes('*'))) throw new ConfigError('Cors:AllowedOrigins must be configured');
     if (new Set(e.JWT__SIGNINGKEY).size < 8) throw new ConfigError('JWT SigningKey must be random (it repeats too few distinct characters)');
     const unsafeOrigin = corsOrigins.find((origin) => !/^https:\/\/[^/\s]+$/.test(origin));
     if (unsafeOrigin) throw new ConfigError(`Cors:AllowedOrigins must list https:// origins only in production (got "${unsafeOrigin}")`);

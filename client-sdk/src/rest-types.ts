@@ -1318,6 +1318,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3156,6 +3158,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3246,6 +3250,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3353,6 +3359,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3454,6 +3462,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3562,6 +3572,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3645,6 +3657,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3742,6 +3756,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3820,6 +3836,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3923,6 +3941,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4027,6 +4047,8 @@ export interface paths {
                 /** @description Too many requests (Retry-After: 60) */
                 429: {
                     headers: {
+                        /** @description Seconds to wait before trying again */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5796,6 +5818,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +5873,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5900,6 +5926,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5963,6 +5991,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6028,6 +6058,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6099,6 +6131,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6154,6 +6188,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,6 +6245,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6281,6 +6319,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6355,6 +6395,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6430,6 +6472,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6508,6 +6552,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6584,6 +6630,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,6 +6711,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +6790,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +6866,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6891,6 +6945,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6967,6 +7023,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7041,6 +7099,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7120,6 +7180,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7196,6 +7258,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7274,6 +7338,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7349,6 +7415,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7429,6 +7497,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7513,6 +7583,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7587,6 +7659,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7668,6 +7742,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7743,6 +7819,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7831,6 +7909,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7907,6 +7987,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7966,6 +8048,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8025,6 +8109,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8086,6 +8172,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8148,6 +8236,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8210,6 +8300,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +8378,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8364,6 +8458,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8441,6 +8537,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8516,6 +8614,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8592,6 +8692,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8674,6 +8776,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +8860,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8830,6 +8936,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8915,6 +9023,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9007,6 +9117,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9081,6 +9193,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9165,6 +9279,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9239,6 +9355,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9321,6 +9439,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9395,6 +9515,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9469,6 +9591,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9552,6 +9676,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9628,6 +9754,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9707,6 +9835,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9791,6 +9921,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9875,6 +10007,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9949,6 +10083,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10028,6 +10164,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10105,6 +10243,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10181,6 +10321,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10255,6 +10397,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10331,6 +10475,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10425,6 +10571,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10510,6 +10658,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10593,6 +10743,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10687,6 +10839,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10781,6 +10935,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10859,6 +11015,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10937,6 +11095,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11013,6 +11173,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11089,6 +11251,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11165,6 +11329,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11241,6 +11407,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11322,6 +11490,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11407,6 +11577,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11492,6 +11664,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11569,6 +11743,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11646,6 +11822,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11722,6 +11900,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11796,6 +11976,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11872,6 +12054,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12009,6 +12193,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12083,6 +12269,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12157,6 +12345,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12231,6 +12421,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12305,6 +12497,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12388,6 +12582,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12475,6 +12671,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12558,6 +12756,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12637,6 +12837,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12717,6 +12919,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12793,6 +12997,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12869,6 +13075,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12945,6 +13153,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13021,6 +13231,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13102,6 +13314,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13182,6 +13396,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13263,6 +13479,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13345,6 +13563,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13429,6 +13649,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13517,6 +13739,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13601,6 +13825,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13682,6 +13908,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13763,6 +13991,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13839,6 +14069,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13913,6 +14145,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13999,6 +14233,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14075,6 +14311,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14149,6 +14387,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14228,6 +14468,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14312,6 +14554,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14399,6 +14643,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14480,6 +14726,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14562,6 +14810,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14643,6 +14893,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14725,6 +14977,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14812,6 +15066,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14897,6 +15153,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14982,6 +15240,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15067,6 +15327,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15148,6 +15410,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15233,6 +15497,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15309,6 +15575,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15395,6 +15663,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15471,6 +15741,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15554,6 +15826,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15630,6 +15904,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15710,6 +15986,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15799,6 +16077,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15876,6 +16156,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15952,6 +16234,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16028,6 +16312,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16113,6 +16399,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16190,6 +16478,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16267,6 +16557,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16344,6 +16636,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16421,6 +16715,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16506,6 +16802,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16582,6 +16880,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16663,6 +16963,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16748,6 +17050,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16824,6 +17128,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16905,6 +17211,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16980,6 +17288,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17060,6 +17370,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17154,6 +17466,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17255,6 +17569,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17338,6 +17654,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17421,6 +17739,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17497,6 +17817,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17589,6 +17911,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17664,6 +17988,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17752,6 +18078,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17832,6 +18160,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17931,6 +18261,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18008,6 +18340,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18085,6 +18419,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18166,6 +18502,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18243,6 +18581,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18320,6 +18660,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18394,6 +18736,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18475,6 +18819,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18565,6 +18911,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18641,6 +18989,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18729,6 +19079,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18814,6 +19166,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18905,6 +19259,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18990,6 +19346,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19066,6 +19424,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19161,6 +19521,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19237,6 +19599,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19321,6 +19685,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19399,6 +19765,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19477,6 +19845,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19555,6 +19925,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19633,6 +20005,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19709,6 +20083,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19798,6 +20174,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19874,6 +20252,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19977,6 +20357,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20055,6 +20437,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20134,6 +20518,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20213,6 +20599,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20289,6 +20677,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20370,6 +20760,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20446,6 +20838,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20524,6 +20918,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20606,6 +21002,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20688,6 +21086,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20764,6 +21164,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20820,6 +21222,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20914,6 +21318,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20990,6 +21396,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21066,6 +21474,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21122,6 +21532,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21198,6 +21610,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21284,6 +21698,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21360,6 +21776,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21442,6 +21860,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21521,6 +21941,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21607,6 +22029,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21693,6 +22117,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21776,6 +22202,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21859,6 +22287,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21942,6 +22372,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22016,6 +22448,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22098,6 +22532,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22175,6 +22611,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22252,6 +22690,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22328,6 +22768,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22404,6 +22846,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22487,6 +22931,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22566,6 +23012,8 @@ export interface operations {
             /** @description Too many requests (Retry-After: 60) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

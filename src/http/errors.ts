@@ -123,6 +123,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, c: Class
     .send(problem(c.status, c.code, c.detail, instance, c.errors));
 }
 
+/** The headers the failed calls of a tRPC answer carry (`Retry-After` of a 429 or 503), merged. */
+export function headersOfErrors(errors: readonly unknown[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const error of errors) if (error instanceof AppError && error.headers) Object.assign(headers, error.headers);
+  return headers;
+}
+
 /**
  * Every error leaves as problem details (v1) or the journeys error body (v2). 5xx bodies never carry the
  * internal message; the log does.

@@ -41,7 +41,9 @@ export const securityHeadersPlugin = fp(
 export const httpsRedirectPlugin = fp(
   async (app: FastifyInstance, opts: { publicBaseUrl: string }) => {
     app.addHook('onRequest', async (request, reply) => {
-      if (request.protocol === 'https' || request.url === '/health' || request.url === '/ready') return;
+      // The route, not the URL: a probe may add a query string (a cache-buster) or a trailing slash.
+      const route = request.routeOptions.url;
+      if (request.protocol === 'https' || route === '/health' || route === '/ready') return;
       // The configured origin, not the Host header: a forged Host must not turn the redirect into an open one.
       return reply.redirect(`${opts.publicBaseUrl}${request.url}`, 308);
     });

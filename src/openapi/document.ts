@@ -39,6 +39,9 @@ const ERROR_TEXT: Record<string, string> = {
   '500': 'Unexpected server error',
 };
 
+/** The spec's 429 carries `Retry-After: 60`; declared so generated clients can read it. */
+const RETRY_AFTER_HEADER = { description: 'Seconds to wait before trying again', schema: { type: 'integer' } };
+
 type Operation = { responses: Record<string, { description?: string; content?: Record<string, unknown> }> } & Record<string, unknown>;
 
 /**
@@ -109,6 +112,7 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
       }
       const errorBody = (status: string) => ({
         description: ERROR_TEXT[status] ?? 'Error',
+        ...(status === '429' ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
         content: isJourney
           ? { 'application/json': { schema: { $ref: '#/components/schemas/JourneyError' } } }
           : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },

@@ -252,6 +252,13 @@ describe('(d) the document', () => {
       }
     }
   });
+
+  it('declares the Retry-After header of every 429 (v1 and v2)', () => {
+    for (const op of ops) {
+      const tooMany = (op.operation.responses as Record<string, { headers?: Record<string, unknown> }>)['429'];
+      expect(tooMany?.headers, op.name).toHaveProperty('Retry-After');
+    }
+  });
 });
 
 describe('(e) coverage of the specification', () => {

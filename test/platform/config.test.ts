@@ -43,6 +43,7 @@ describe('loadConfig in production', () => {
     expect(refusal({ ...PRODUCTION_ENV, Cors__AllowedOrigins: ' , ' })).toBe(REFUSALS.cors);
     expect(refusal({ ...PRODUCTION_ENV, Cors__AllowedOrigins: '*' })).toBe(REFUSALS.cors);
     expect(refusal({ ...PRODUCTION_ENV, Cors__AllowedOrigins: 'https://app.example.org,*' })).toBe(REFUSALS.cors);
+    expect(refusal({ ...PRODUCTION_ENV, Cors__AllowedOrigins: 'https://*.example.org' })).toBe(REFUSALS.cors);
   });
 
   it('refuses trusting provider claims', () => {

@@ -164,4 +164,19 @@ describe('what a limited caller is told', () => {
     expect(call.statusCode).toBe(200);
     expect(call.headers['x-ratelimit-limit']).toBeUndefined();
   });
+
+  it('the payment gateway webhook is not limited: a busy gateway address is never held back by a 429', async () => {
+    for (let i = 0; i <= LIMITS.global + 1; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/payments/webhooks/fake',
+        remoteAddress: '10.0.3.4',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      // Unsigned: refused by the signature check, the gateway's own authentication, each time.
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
 });

@@ -120,9 +120,11 @@ describe('production: HTTPS, HSTS and CORS', () => {
     expectSecurityHeaders(res);
   });
 
-  it('leaves health probes on plain HTTP alone', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/health' });
-    expect(res.statusCode).toBe(200);
+  it('leaves health probes on plain HTTP alone, with a query string too (a load balancer cache-buster)', async () => {
+    for (const url of ['/health', '/ready', '/health?probe=1', '/ready?lb=1']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+    }
   });
 
   it('echoes an allowed origin', async () => {

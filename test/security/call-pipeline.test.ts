@@ -74,6 +74,8 @@ describe('rate limits apply to every call on every transport (finding 2)', () =>
     });
     expect(res.statusCode).toBe(429);
     expect(res.json()).toMatchObject({ error: { data: { problemCode: 'RATE_LIMIT_EXCEEDED' } } });
+    // The spec's 429 carries `Retry-After: 60` on every transport, as the REST answer does.
+    expect(res.headers['retry-after']).toBe('60');
   });
 
   it('one HTTP batch of logins counts each call: at most the bucket succeeds', async () => {
