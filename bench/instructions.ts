@@ -33,7 +33,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { signUserToken } from '../src/platform/jwt.js';
-import { JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
+import { JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/answer-cache.js';
 import { runningChildren, type ServerChild, startServerChild, stopChild } from './child.js';
 import type { RequestPair, Scenario } from './scenario.js';
 import { scenarios } from './scenarios.js';

@@ -30,7 +30,7 @@ import { pageOffset, toPage } from '../src/platform/pagination.js';
 import { type TerritoryAccessRow, territoryAccessQuery } from '../src/policy/access.queries.js';
 import { type ClientRow, clientRowQuery } from '../src/policy/client-caller.js';
 import { type FeedFilter, type FeedRow, type FeedViewer, feedCountQuery, feedPageQuery } from '../src/routers/feed/feed.queries.js';
-import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/journey-cache.js';
+import { AnswerCache, JOURNEY_CACHE_SECONDS } from '../src/routers/journeys/answer-cache.js';
 import { feedItemOf } from '../src/routers/feed/feed.service.js';
 import { feedSeed, feedTerritoryId, PAGE_SIZE, PAGES, prepareReader } from './feed-read.js';
 import { HOT_READ, type RequestContext, type RequestPair, type Scenario } from './scenario.js';

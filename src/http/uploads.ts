@@ -172,6 +172,21 @@ const PARSER_CAP_MARGIN = 1024 * 1024;
 /** The parser's file size cap of this request: a margin above `largestLimitBytes`, else the app-wide one. */
 const parserFileCap = (options: UploadOptions) => (options.largestLimitBytes === undefined ? {} : { fileSize: options.largestLimitBytes + PARSER_CAP_MARGIN });
 
+const maxFieldBytesOf = (options: UploadOptions) => options.maxFieldBytes ?? 10_000;
+
+/**
+ * One text part into `fields`, refused (400 naming the field) rather than read wrong: a value the parser cut at
+ * `maxFieldBytes` (it would be stored cut short), a name sent twice (which of the two was meant?), and a part in the
+ * file field without a filename (the parser reads it as text: the file would be lost without a word).
+ */
+function takeTextField(part: MultipartValue, fields: Record<string, string>, options: UploadOptions) {
+  const name = part.fieldname;
+  if (name === options.field) throw validationFailed(name, 'send each file as a file part, with a filename');
+  if (part.valueTruncated) throw validationFailed(name, `the value is longer than ${maxFieldBytesOf(options)} bytes`);
+  if (Object.hasOwn(fields, name)) throw validationFailed(name, 'the field is sent more than once');
+  if (typeof part.value === 'string') fields[name] = part.value;
+}
+
 /** A refusal sent while the client is still sending: the connection is closed after it, the rest never read. */
 function closingConnection(error: AppError, request: FastifyRequest) {
   if (request.raw.complete) return error;
@@ -196,7 +211,7 @@ export async function readUpload(request: FastifyRequest, options: UploadOptions
   const fields: Record<string, string> = {};
   try {
     const parts = request.parts({
-      limits: { files: 1, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000, ...parserFileCap(options) },
+      limits: { files: 1, fields: MAX_TEXT_FIELDS, fieldSize: maxFieldBytesOf(options), ...parserFileCap(options) },
       throwFileSizeLimit: true,
     } as Parameters<FastifyRequest['parts']>[0]);
     for await (const part of parts) {
@@ -208,8 +223,7 @@ export async function readUpload(request: FastifyRequest, options: UploadOptions
         }
         file = { ...(await receiveFile(filePart.file, options, fields)), name: filePart.filename };
       } else {
-        const value = part as MultipartValue;
-        if (fields[value.fieldname] === undefined && typeof value.value === 'string') fields[value.fieldname] = value.value;
+        takeTextField(part as MultipartValue, fields, options);
       }
     }
   } catch (error) {
@@ -271,7 +285,7 @@ export async function readUploads(request: FastifyRequest, options: MultiUploadO
   const discardAll = () => Promise.all(received.map((f) => rm(f.path, { force: true }).catch(() => undefined)));
   try {
     const parts = request.parts({
-      limits: { files: options.maxFiles, fields: MAX_TEXT_FIELDS, fieldSize: options.maxFieldBytes ?? 10_000, ...parserFileCap(options) },
+      limits: { files: options.maxFiles, fields: MAX_TEXT_FIELDS, fieldSize: maxFieldBytesOf(options), ...parserFileCap(options) },
       throwFileSizeLimit: true,
     } as Parameters<FastifyRequest['parts']>[0]);
     for await (const part of parts) {
@@ -290,8 +304,7 @@ export async function readUploads(request: FastifyRequest, options: MultiUploadO
           throw error instanceof AppError ? naming(error, options.field, position) : error;
         }
       } else {
-        const value = part as MultipartValue;
-        if (fields[value.fieldname] === undefined && typeof value.value === 'string') fields[value.fieldname] = value.value;
+        takeTextField(part as MultipartValue, fields, options);
       }
     }
   } catch (error) {

@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
+import { userWrote } from '../routers/journeys/answer-cache.js';
 import {
   AppError,
   concurrentUpdate,
@@ -65,13 +66,21 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
       const bucket: RateBucket = meta?.rateLimit ?? (type === 'mutation' ? 'write' : 'global');
       if (!(await ctx.deps.rateLimiter.charge(ctx.config, bucket, callerKey(auth.user, ctx.ip)))) throw tooManyRequests();
     }
-    if (ctx.transport === 'rest') {
-      // A REST request is one call: its context was made for it (with its own EntityManager fork), so it goes
-      // on as it is, without one more copy of the context.
-      result = await next();
-    } else {
-      const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
-      result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+    // A user's write (whatever its outcome: a failed one may have changed something too) drops their cached journeys
+    // answers, before (a read then in flight is not stored) and after.
+    const writer = type === 'mutation' ? auth.user?.id : undefined;
+    if (writer) userWrote(writer);
+    try {
+      if (ctx.transport === 'rest') {
+        // A REST request is one call: its context was made for it (with its own EntityManager fork), so it goes
+        // on as it is, without one more copy of the context.
+        result = await next();
+      } else {
+        const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
+        result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+      }
+    } finally {
+      if (writer) userWrote(writer);
     }
   } catch (error) {
     if (!(error instanceof AppError) && isDatabaseUnavailable(error)) throw databaseUnavailable();

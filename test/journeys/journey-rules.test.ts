@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audit, setActingClient } from '../../src/entities/audit.entity.js';
 import { newId } from '../../src/platform/ids.js';
-import { AnswerCache } from '../../src/routers/journeys/journey-cache.js';
+import { AnswerCache } from '../../src/routers/journeys/answer-cache.js';
 import { newAdmin, newTerritory, newVisitor, type TestTerritory, type TestUser } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { clientToken, expectV2Error, v2 } from './helpers.js';

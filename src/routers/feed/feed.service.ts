@@ -359,6 +359,23 @@ export async function createPost(ctx: ServiceContext, input: CreatePostInput): P
 }
 
 /** The author edits title, content, visibility or tags; the moderation rules apply to the new text. */
+/**
+ * Whether `updatePost` would take the caller's edit of a post they can see (the journeys' `canEdit`): their own
+ * published post, of a type edited on its own, with no posting restriction on them in its territory.
+ */
+export function mayEditPost(userId: string, post: Pick<FeedItemOutput, 'author' | 'status' | 'type'>, access: TerritoryAccess): boolean {
+  return post.author.id === userId && post.status === 'PUBLISHED' && !NOT_EDITABLE[post.type] && !access.postingRestrictedUntil;
+}
+
+/**
+ * Posts that show something else, and why they are not edited on their own: an event's post shows its event; an
+ * alert's, the alert as curators validated it.
+ */
+const NOT_EDITABLE: Partial<Record<PostType, string>> = {
+  EVENT: 'This post shows its event: edit the event instead.',
+  ALERT: 'An alert post shows the alert as it was reported and validated; it cannot be edited.',
+};
+
 export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): Promise<FeedItemOutput> {
   const { em, user } = ctx;
   await em.transactional(async (tx) => {
@@ -367,9 +384,8 @@ export async function updatePost(ctx: ServiceContext, input: UpdatePostInput): P
     // A posting restriction keeps its author from rewriting posts too, not only from writing new ones.
     refusePostingRestricted(access);
     const post = await tx.findOneOrFail(Post, { id: input.id });
-    // An event's post shows its event; an alert's, the alert as curators validated it: neither is edited on its own.
-    if (post.type === 'EVENT') throw conflict('This post shows its event: edit the event instead.', 'POST_NOT_EDITABLE');
-    if (post.type === 'ALERT') throw conflict('An alert post shows the alert as it was reported and validated; it cannot be edited.', 'POST_NOT_EDITABLE');
+    const notEditable = NOT_EDITABLE[post.type];
+    if (notEditable) throw conflict(notEditable, 'POST_NOT_EDITABLE');
     const title = input.title ?? post.title;
     const content = input.content ?? post.content;
     if (input.title !== undefined || input.content !== undefined) {

@@ -7,7 +7,7 @@ import { rateLimitRouteConfig } from '../../http/rate-limit.js';
 import { withUploads } from '../../http/uploads.js';
 import type { ClientScope } from '../../entities/client-application.entity.js';
 import { zId } from '../../platform/ids.js';
-import { badRequest, forbidden, unauthorized } from '../../platform/problems.js';
+import { AppError, badRequest, forbidden, unauthorized } from '../../platform/problems.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
 import type { Upload } from '../../platform/upload.js';
@@ -16,7 +16,7 @@ import { createPostInput, feedItemOutput, type FeedItemOutput } from '../feed/fe
 import { createPost } from '../feed/feed.service.js';
 import { UPLOAD_SNIFFED_MIME_TYPES } from '../media/media.formats.js';
 import { findLiveMedia, uploadLimitOf, uploadMedia } from '../media/media.service.js';
-import { invalidateUser } from './journey-cache.js';
+import { userWrote } from './answer-cache.js';
 import { JOURNEY_TAGS, journeySuggestion, type JourneySuggestion, renamedFields } from './journey-common.js';
 
 export const CREATE_POST_PATH = '/api/v2/journeys/feed/create-post';
@@ -73,6 +73,18 @@ function requireJourneyUser(request: FastifyRequest, scope: ClientScope) {
 const FILES_NAMES: ReadonlyMap<string, string> = new Map([['mediaIds', FILES_FIELD]]);
 
 /**
+ * The media service's refusal of the n-th file (its size, dimensions, duration, quota), naming the request's field
+ * and the file as the parser's refusals of a file do: v1's field is the upload's `file`, or none.
+ */
+function refusalOfFile(error: unknown, position: number): unknown {
+  if (!(error instanceof AppError) || error.errors?.some((e) => e.field !== 'file')) return error;
+  return new AppError(error.code, error.problemCode, error.message, {
+    errors: [{ field: FILES_FIELD, message: `file ${position}: ${error.errors?.[0]?.message ?? error.message}` }],
+    headers: error.headers,
+  });
+}
+
+/**
  * Uploads the files as the user's media and creates the post with them through the feed service, all in one
  * transaction: any refusal (a file the media service refuses, the posts' media rules, the post's own rules) rolls
  * back every media row and the post, and the bytes already copied to storage are removed, so nothing is left behind.
@@ -86,8 +98,10 @@ async function createPostWithFiles(
     return await ctx.em.transactional(async (tx) => {
       const inTx: ServiceContext = { ...ctx, em: tx };
       const mediaIds: string[] = [];
-      for (const upload of input.files) {
-        const media = await uploadMedia(inTx, { upload, fields: { title: null, description: null } });
+      for (const [index, upload] of input.files.entries()) {
+        const media = await uploadMedia(inTx, { upload, fields: { title: null, description: null } }).catch((error: unknown) => {
+          throw refusalOfFile(error, index + 1);
+        });
         storedKeys.push((await findLiveMedia(tx, media.id)).storageKey);
         mediaIds.push(media.id);
       }
@@ -129,12 +143,20 @@ export const createPostJourneyRoutes: PlainRoutes = {
       const ctx: ServiceContext = { ...publicServiceContextOf(request, deps), user };
       setActingClient(ctx.em, client.id);
       // The author sees the post at once in their feed journeys: their cached answers go, before and after.
-      invalidateUser(user.id);
+      userWrote(user.id);
       let created: CreatePostJourneyOutput;
       try {
         created = await withUploads(
           request,
-          { field: FILES_FIELD, maxFiles: JOURNEY_POST_MAX_FILES, maxBytes: uploadLimitOf, allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES },
+          {
+            field: FILES_FIELD,
+            maxFiles: JOURNEY_POST_MAX_FILES,
+            maxBytes: uploadLimitOf,
+            allowedMimeTypes: UPLOAD_SNIFFED_MIME_TYPES,
+            // UTF-8 takes at most 3 bytes for each UTF-16 unit the content's limit counts: a value within the limit is
+            // never cut (the default 10,000 bytes cut 3,334 CJK characters), and a longer one is refused as too long.
+            maxFieldBytes: 4 * JOURNEY_POST_CONTENT_MAX,
+          },
           async (files, rawFields) => {
             const fields = createPostFields.safeParse(rawFields);
             if (!fields.success) throw badRequest('Validation failed', 'VALIDATION_FAILED', zodFieldErrors(fields.error));
@@ -143,7 +165,7 @@ export const createPostJourneyRoutes: PlainRoutes = {
           },
         );
       } finally {
-        invalidateUser(user.id);
+        userWrote(user.id);
       }
       return reply.status(201).header('Location', `/api/v1/feed/${created.post.id}`).type('application/json').send(createPostJourneyOutput.parse(created));
     });

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { zText } from '../../platform/text.js';
 import { type InteractionRow, interactionsQuery } from '../feed/feed.queries.js';
 import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItemOutput } from '../feed/feed.schemas.js';
-import { addComment, feedItemOf, feedPageRows, getPost, likePost, sharePost, unlikePost } from '../feed/feed.service.js';
+import { addComment, feedItemOf, feedPageRows, getPost, likePost, mayEditPost, sharePost, unlikePost } from '../feed/feed.service.js';
 import { mediaUrl } from '../media/media.service.js';
 import { journeyMedia, journeyPagination, paginationOf, withJourneyFieldNames } from './journey-common.js';
 
@@ -67,8 +67,8 @@ const countsOf = (post: FeedItemOutput) => ({ likes: post.likeCount, comments: p
 
 /**
  * One screen of a territory's feed: each post with its counts, media, event, author and what the user did with it
- * (likes, shares and comments read with the page's rows), and whether they may delete it (as deletePost decides: its
- * author, or who holds CURATOR here).
+ * (likes, shares and comments read with the page's rows), and whether they may edit it (as updatePost decides) and
+ * delete it (as deletePost decides: its author, or who holds CURATOR here).
  */
 export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof territoryFeedInput>): Promise<z.infer<typeof territoryFeedOutput>> {
   const { rows, total, access } = await feedPageRows(
@@ -89,7 +89,7 @@ export async function territoryFeed(ctx: ServiceContext, input: z.infer<typeof t
         event: post.event,
         author: post.author,
         userInteractions: { liked: post.likedByMe, shared: row.shared_by_me === true, commented: row.commented_by_me === true },
-        metadata: { canEdit: own, canDelete: own || curates },
+        metadata: { canEdit: mayEditPost(ctx.user.id, post, access), canDelete: own || curates },
       };
     }),
     pagination: paginationOf(page),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { setActingClient } from '../../entities/audit.entity.js';
 import { prepareManager } from '../../db/request-manager.js';
 import { zId } from '../../platform/ids.js';
+import { zNumeric } from '../../platform/numeric.js';
 import { middleware, router } from '../../trpc/init.js';
 import { journeyProcedure, journeyUserProcedure } from '../../trpc/procedures.js';
 import { createEventInput } from '../events/events.schemas.js';
@@ -39,14 +40,14 @@ const userRead = journeyUserProcedure('journeys:read')
   .use(actingClient)
   .use(journeyCache)
   .meta({ cachedJourney: { actsForUser: true } });
-/** POST journeys acting for a user: `journeys:write`, the user token; a success drops the user's cached answers. */
-const userWrite = journeyUserProcedure('journeys:write').use(actingClient).use(journeyCache);
+/** POST journeys acting for a user: `journeys:write`, the user token (the call pipeline drops their cached answers). */
+const userWrite = journeyUserProcedure('journeys:write').use(actingClient);
 
 const suggestedTerritoriesInput = z.object({
-  latitude: z.coerce.number().min(-90).max(90),
-  longitude: z.coerce.number().min(-180).max(180),
-  radiusKm: z.coerce.number().positive().max(500).default(25),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  latitude: zNumeric(z.number().min(-90).max(90)),
+  longitude: zNumeric(z.number().min(-180).max(180)),
+  radiusKm: zNumeric(z.number().positive().max(500)).default(25),
+  limit: zNumeric(z.number().int().min(1).max(100)).default(20),
 });
 
 const suggestedTerritoriesOutput = z
