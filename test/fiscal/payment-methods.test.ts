@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execSql } from '../../src/db/sql.js';
 import { countRows, newAdmin, newResident, newTerritory, type TestTerritory, type TestUser } from '../factories/index.js';
 import { addToCart, checkout, listItem, openStore } from '../marketplace/money-helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
@@ -57,5 +58,39 @@ describe('POST /api/v1/cart/checkout and the payment methods', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('PAYMENT_METHOD_NOT_ENABLED');
     expect((await checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'boleto' })).statusCode).toBe(201);
+  });
+
+  it('a retried checkout (same Idempotency-Key and body) answers its checkout again after the method was turned off', async () => {
+    const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    const buyer = await cartReady(territory);
+    const key = { 'idempotency-key': 'methods-replay' };
+    const first = await checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' }, key);
+    expect(first.statusCode).toBe(201);
+    expect((await setMethods(territory, ['CARD'])).statusCode).toBe(200);
+    const replay = await checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' }, key);
+    expect(replay.statusCode).toBe(201);
+    expect(replay.json()).toEqual(first.json());
+    // A new attempt is refused.
+    expect((await checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' })).json().code).toBe('PAYMENT_METHOD_NOT_ENABLED');
+  });
+
+  it('a change of the methods committed while a checkout waited for it is the one the checkout applies', async () => {
+    const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    expect((await setMethods(territory, ['PIX', 'CARD'])).statusCode).toBe(200);
+    const buyer = await cartReady(territory);
+    let attempt: Promise<Awaited<ReturnType<typeof checkout>>> | undefined;
+    // A fiscal write in progress (it holds the territory's fiscal lock, as PUT /payment-methods does) turns PIX off.
+    await t.deps.orm.em.fork().transactional(async (tx) => {
+      await execSql(tx, `select pg_advisory_xact_lock(hashtextextended('fiscal:' || ?, 0))`, [territory.id]);
+      await execSql(tx, `update territory_payment_methods set methods = '{CARD}' where territory_id = ?`, [territory.id]);
+      // (An inject is sent when awaited: `Promise.resolve` sends it now.)
+      attempt = Promise.resolve(checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' }));
+      // Commit once the checkout waits for the lock.
+      while ((await t.sql(`select 1 from pg_locks where locktype = 'advisory' and not granted`)).length === 0) await new Promise(setImmediate);
+    });
+    const res = await attempt!;
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('PAYMENT_METHOD_NOT_ENABLED');
+    expect(await countRows(t, 'checkout', 'buyer_user_id = $1', [buyer.id])).toBe(0);
   });
 });

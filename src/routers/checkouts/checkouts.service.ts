@@ -238,17 +238,19 @@ async function writeCheckouts(
 export async function checkoutCart(ctx: ServiceContext, input: CheckoutRequest, idempotencyKey: string | null): Promise<CheckoutResultOutput> {
   const access = await requireTerritory(ctx, input.territoryId, { flag: MARKETPLACE });
   const territoryId = access.territoryId;
-  // DESIGN 13: a territory that configured its payment methods accepts only those (never configured: all of them).
-  const enabledMethods = await enabledPaymentMethods(ctx.em, territoryId);
-  if (enabledMethods && !enabledMethods.includes(input.paymentMethod)) {
-    throw badRequest(`This territory does not accept ${input.paymentMethod}; it accepts ${enabledMethods.join(', ')}.`, 'PAYMENT_METHOD_NOT_ENABLED');
-  }
   const gateway = paymentGatewayOf(ctx.config);
   const userId = ctx.user.id;
   const answer = await ctx.em.transactional(async (tx): Promise<StoredAnswer> => {
     if (idempotencyKey) {
       const stored = await claimIdempotencyKey(tx, userId, idempotencyKey, bodyHash(input), ctx.clock.now());
       if (stored) return stored;
+    }
+    // DESIGN 13: a territory that configured its payment methods accepts only those (never configured: all of them).
+    // Checked after the replay (a retry answers its checkout even if the method was turned off since) and in the
+    // transaction, against a change committed while it waited.
+    const enabledMethods = await enabledPaymentMethods(tx, territoryId);
+    if (enabledMethods && !enabledMethods.includes(input.paymentMethod)) {
+      throw badRequest(`This territory does not accept ${input.paymentMethod}; it accepts ${enabledMethods.join(', ')}.`, 'PAYMENT_METHOD_NOT_ENABLED');
     }
     const cartId = await lockCart(tx, userId, territoryId);
     const lines = cartId ? await cartLines(tx, cartId) : [];

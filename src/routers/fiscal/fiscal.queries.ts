@@ -3,7 +3,7 @@
  * (`enabledPaymentMethods`): other domains never type SQL against these tables themselves.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
+import { execSql, isoColumn, runSql, type SqlQuery } from '../../db/sql.js';
 import type { PaymentMethod } from '../../entities/checkout.entity.js';
 import type { FiscalPackId, FiscalPackStatus } from '../../entities/fiscal.entity.js';
 
@@ -36,8 +36,16 @@ export function paymentMethodsQuery(territoryId: string): SqlQuery {
   };
 }
 
-/** The payment methods the territory configured; null when it never did (every method is accepted then). */
-export async function enabledPaymentMethods(em: EntityManager, territoryId: string): Promise<PaymentMethod[] | null> {
-  const [row] = await runSql<PaymentMethodsRow>(em, paymentMethodsQuery(territoryId));
+/** The advisory lock of a territory's fiscal configuration (its `?` is the territory id). */
+export const FISCAL_LOCK_KEY = `hashtextextended('fiscal:' || ?, 0)`;
+
+/**
+ * The payment methods the territory configured; null when it never did (every method is accepted then). In `tx`,
+ * after a shared hold on the territory's fiscal lock (the one its fiscal writes take): a change committed while the
+ * checkout waited is read, and a change begun after waits for the checkout to commit.
+ */
+export async function enabledPaymentMethods(tx: EntityManager, territoryId: string): Promise<PaymentMethod[] | null> {
+  await execSql(tx, `select pg_advisory_xact_lock_shared(${FISCAL_LOCK_KEY})`, [territoryId]);
+  const [row] = await runSql<PaymentMethodsRow>(tx, paymentMethodsQuery(territoryId));
   return row ? row.methods : null;
 }

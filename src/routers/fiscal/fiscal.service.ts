@@ -7,7 +7,7 @@ import { newId } from '../../platform/ids.js';
 import { badRequest, forbidden } from '../../platform/problems.js';
 import type { PublicServiceContext, ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory, type TerritoryAccess } from '../../policy/territory-access.js';
-import { fiscalPackQuery, type FiscalPackRow, paymentMethodsQuery, type PaymentMethodsRow } from './fiscal.queries.js';
+import { FISCAL_LOCK_KEY, fiscalPackQuery, type FiscalPackRow, paymentMethodsQuery, type PaymentMethodsRow } from './fiscal.queries.js';
 import type { FiscalPackOutput, PaymentMethodsOutput, PutFiscalPackInput, PutPaymentMethodsInput, TerritoryFiscalPackOutput } from './fiscal.schemas.js';
 
 const needsPix = (packId: FiscalPackId) => FISCAL_PACKS.some((p) => p.id === packId && (p.capabilities as readonly string[]).includes('pix'));
@@ -56,7 +56,7 @@ async function requireAdmin(ctx: ServiceContext, territoryId: string): Promise<T
  * other write committed: two concurrent PUTs can never leave a pix pack Active without PIX.
  */
 async function lockFiscal(tx: EntityManager, territoryId: string) {
-  await execSql(tx, `select pg_advisory_xact_lock(hashtextextended('fiscal:' || ?, 0))`, [territoryId]);
+  await execSql(tx, `select pg_advisory_xact_lock(${FISCAL_LOCK_KEY})`, [territoryId]);
   const [pack] = await runSql<FiscalPackRow>(tx, fiscalPackQuery(territoryId));
   const [methods] = await runSql<PaymentMethodsRow>(tx, paymentMethodsQuery(territoryId));
   return { pack, methods };
