@@ -28,6 +28,20 @@ export function statementCounterTriggers(table: string, fn: string, rows: string
 }
 
 /**
+ * The BEFORE INSERT trigger refusing a row of an account deleted meanwhile (`refuse_deleted_account`, defined in
+ * Migration20261128150000): `column` names the person whose row it is. On every table of a person's own data that
+ * account deletion erases, so a write racing the deletion cannot land after it.
+ */
+export function refuseDeletedAccountTrigger(table: string, column: string) {
+  return {
+    name: `${table}_refuse_deleted_account`,
+    timing: 'before' as const,
+    events: ['insert' as const],
+    expression: `create trigger "${table}_refuse_deleted_account" before insert on "${table}" for each row execute function refuse_deleted_account('${column}')`,
+  };
+}
+
+/**
  * A `text[]` column written as an array literal with every element quoted and escaped (`pgArray`). MikroORM's own
  * `p.array()` quotes only elements holding `"{},\\`, so an element spelled `NULL` was stored as a SQL null (a voting
  * option `NULL` saved a voting no list could then read: a 500 for every member), and one holding a line break lost

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Item } from './item.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -17,6 +17,7 @@ export const CART_LINES_MAX = 50;
 export const Cart = defineEntity({
   name: 'Cart',
   tableName: 'cart',
+  triggers: [refuseDeletedAccountTrigger('cart', 'user_id')],
   properties: {
     ...baseProperties,
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),

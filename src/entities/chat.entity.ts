@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -59,6 +59,7 @@ export const ChatConversation = defineEntity({
 export const ChatParticipant = defineEntity({
   name: 'ChatParticipant',
   tableName: 'chat_participant',
+  triggers: [refuseDeletedAccountTrigger('chat_participant', 'user_id')],
   properties: {
     conversationId: () => p.manyToOne(ChatConversation).mapToPk().fieldName('conversation_id').deleteRule('cascade').primary(),
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary().index(),

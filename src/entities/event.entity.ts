@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties, textArray } from './base.entity.js';
+import { baseProperties, textArray, refuseDeletedAccountTrigger } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import type { MembershipRole } from './membership.entity.js';
 import { Post } from './post.entity.js';
@@ -55,6 +55,7 @@ export const Event = defineEntity({
 export const EventParticipation = defineEntity({
   name: 'EventParticipation',
   tableName: 'event_participation',
+  triggers: [refuseDeletedAccountTrigger('event_participation', 'user_id')],
   properties: {
     eventId: () => p.manyToOne(Event).mapToPk().fieldName('event_id').deleteRule('cascade').primary(),
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),

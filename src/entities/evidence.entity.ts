@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -10,6 +10,7 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 export const Evidence = defineEntity({
   name: 'Evidence',
   tableName: 'evidence',
+  triggers: [refuseDeletedAccountTrigger('evidence', 'user_id')],
   properties: {
     ...baseProperties,
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').index(),

@@ -1,5 +1,5 @@
 import { defineEntity, type Opt, p } from '@mikro-orm/postgresql';
-import { baseProperties, statementCounterTriggers, textArray } from './base.entity.js';
+import { baseProperties, statementCounterTriggers, textArray, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Store } from './store.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -70,7 +70,7 @@ export const Item = defineEntity({
     },
   ],
   // Keep StoreItemCounter in step with every statement writing items, whoever writes them (function in its migration).
-  triggers: statementCounterTriggers('item', 'item_store_counter', 'items'),
+  triggers: [...statementCounterTriggers('item', 'item_store_counter', 'items'), refuseDeletedAccountTrigger('item', 'created_by_user_id')],
 });
 
 /**

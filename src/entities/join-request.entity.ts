@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -13,6 +13,7 @@ export type JoinRequestStatus = (typeof JOIN_REQUEST_STATUSES)[number];
 export const JoinRequest = defineEntity({
   name: 'JoinRequest',
   tableName: 'join_request',
+  triggers: [refuseDeletedAccountTrigger('join_request', 'requester_user_id')],
   properties: {
     ...baseProperties,
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade'),

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { mapPinTriggers } from './map.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -45,7 +45,7 @@ export const MediaAsset = defineEntity({
     },
   ],
   // Map pin counters (src/entities/map.entity.ts): a media pin goes when its asset is marked deleted.
-  triggers: mapPinTriggers('media_asset', 'media'),
+  triggers: [...mapPinTriggers('media_asset', 'media'), refuseDeletedAccountTrigger('media_asset', 'uploaded_by_user_id')],
 });
 
 /**

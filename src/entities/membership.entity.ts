@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties, textArray } from './base.entity.js';
+import { baseProperties, textArray, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -13,6 +13,7 @@ export type TerritoryCapability = (typeof TERRITORY_CAPABILITIES)[number];
 export const TerritoryMembership = defineEntity({
   name: 'TerritoryMembership',
   tableName: 'territory_membership',
+  triggers: [refuseDeletedAccountTrigger('territory_membership', 'user_id')],
   properties: {
     ...baseProperties,
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade'),

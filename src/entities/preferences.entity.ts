@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import type { NotificationType } from './notification.entity.js';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { User } from './user.entity.js';
 
 export const VISIBILITIES = ['Public', 'ResidentsOnly', 'Private'] as const;
@@ -10,6 +10,7 @@ export type Visibility = (typeof VISIBILITIES)[number];
 export const UserPreferences = defineEntity({
   name: 'UserPreferences',
   tableName: 'user_preferences',
+  triggers: [refuseDeletedAccountTrigger('user_preferences', 'user_id')],
   properties: {
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
     profileVisibility: p.string().length(20).$type<Visibility>().default('Public'),
@@ -33,6 +34,7 @@ export const UserPreferences = defineEntity({
 export const UserMediaPreferences = defineEntity({
   name: 'UserMediaPreferences',
   tableName: 'user_media_preferences',
+  triggers: [refuseDeletedAccountTrigger('user_media_preferences', 'user_id')],
   properties: {
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
     showImages: p.boolean().default(true),
@@ -52,6 +54,7 @@ export const UserMediaPreferences = defineEntity({
 export const UserInterest = defineEntity({
   name: 'UserInterest',
   tableName: 'user_interest',
+  triggers: [refuseDeletedAccountTrigger('user_interest', 'user_id')],
   properties: {
     ...baseProperties,
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),

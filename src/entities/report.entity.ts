@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -21,6 +21,7 @@ export type SanctionSource = (typeof SANCTION_SOURCES)[number];
 export const Report = defineEntity({
   name: 'Report',
   tableName: 'report',
+  triggers: [refuseDeletedAccountTrigger('report', 'reporter_user_id')],
   properties: {
     ...baseProperties,
     reporterUserId: () => p.manyToOne(User).mapToPk().fieldName('reporter_user_id').deleteRule('set null').nullable(),

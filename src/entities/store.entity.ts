@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties } from './base.entity.js';
+import { baseProperties, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -16,6 +16,7 @@ export type ContactVisibility = (typeof CONTACT_VISIBILITIES)[number];
 export const Store = defineEntity({
   name: 'Store',
   tableName: 'store',
+  triggers: [refuseDeletedAccountTrigger('store', 'owner_user_id')],
   properties: {
     ...baseProperties,
     territoryId: () => p.manyToOne(Territory).mapToPk().fieldName('territory_id').deleteRule('cascade'),

@@ -1,5 +1,5 @@
 import { defineEntity, type Opt, p, Routine } from '@mikro-orm/postgresql';
-import { baseProperties, statementCounterTriggers, textArray } from './base.entity.js';
+import { baseProperties, statementCounterTriggers, textArray, refuseDeletedAccountTrigger } from './base.entity.js';
 import { User } from './user.entity.js';
 
 export const TERRITORY_STATUSES = ['PENDING', 'ACTIVE', 'REJECTED', 'INACTIVE'] as const;
@@ -147,6 +147,7 @@ export const TerritoryStatusCounter = defineEntity({
 export const TerritorySelection = defineEntity({
   name: 'TerritorySelection',
   tableName: 'territory_selection',
+  triggers: [refuseDeletedAccountTrigger('territory_selection', 'user_id')],
   properties: {
     userId: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade').primary(),
     sessionId: p.string().length(200).primary(),

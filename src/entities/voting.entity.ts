@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { baseProperties, textArray } from './base.entity.js';
+import { baseProperties, textArray, refuseDeletedAccountTrigger } from './base.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -72,6 +72,7 @@ export const Voting = defineEntity({
 export const Vote = defineEntity({
   name: 'Vote',
   tableName: 'vote',
+  triggers: [refuseDeletedAccountTrigger('vote', 'user_id')],
   properties: {
     ...baseProperties,
     votingId: () => p.manyToOne(Voting).mapToPk().fieldName('voting_id').deleteRule('cascade'),

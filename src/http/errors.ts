@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { ZodError } from 'zod';
 import {
+  accountDeleted,
   AppError,
   DATABASE_RETRY_AFTER_SECONDS,
   databaseErrorCode,
@@ -14,6 +15,7 @@ import {
   concurrentUpdate,
   isDatabaseUnavailable,
   isDataException,
+  isDeletedAccountWrite,
   journeyError,
   problem,
   RATE_LIMIT_DETAIL,
@@ -95,6 +97,7 @@ export function classifyError(error: unknown): Classified {
   // A PostgreSQL data exception thrown outside a procedure (plain routes); procedures convert theirs in init.ts.
   if (isDataException(error)) return classifyError(invalidValue());
   if (isConcurrencyFailure(error)) return classifyError(concurrentUpdate());
+  if (isDeletedAccountWrite(error)) return classifyError(accountDeleted());
   const fastifyError = error as Partial<FastifyError> & { rateLimited?: boolean };
   if (fastifyError.rateLimited) {
     return { status: 429, code: 'RATE_LIMIT_EXCEEDED', detail: RATE_LIMIT_DETAIL, headers: { 'Retry-After': '60' } };

@@ -126,6 +126,7 @@ export const PROBLEM_CODES = [
   'RANGE_NOT_SATISFIABLE',
   'DATABASE_UNAVAILABLE',
   'CONCURRENT_UPDATE',
+  'ACCOUNT_DELETED',
   // tRPC's own 4xx codes, passed through when a procedure throws a plain TRPCError.
   'PAYMENT_REQUIRED',
   'METHOD_NOT_SUPPORTED',
@@ -225,6 +226,19 @@ export const concurrentUpdate = () =>
   new AppError('CONFLICT', 'CONCURRENT_UPDATE', 'The request collided with a concurrent change and was not applied. Please retry it.', {
     headers: { 'Retry-After': '1' },
   });
+
+/**
+ * The SQLSTATE of the database's refusal to write a row of an account deleted meanwhile (trigger
+ * `refuse_deleted_account`, Migration20261128150000): the write began before the deletion committed.
+ */
+const DELETED_ACCOUNT_STATE = 'TP001';
+export function isDeletedAccountWrite(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; sqlState?: unknown; cause?: unknown };
+  const state = typeof e.sqlState === 'string' ? e.sqlState : e.code;
+  return state === DELETED_ACCOUNT_STATE || isDeletedAccountWrite(e.cause, depth + 1);
+}
+export const accountDeleted = () => conflict('The account this would be written for has been deleted.', 'ACCOUNT_DELETED');
 
 /** Seconds a client should wait before retrying a request the database could not serve. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;

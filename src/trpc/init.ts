@@ -6,6 +6,7 @@ import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
 import { userWrote } from '../routers/journeys/answer-cache.js';
 import {
+  accountDeleted,
   AppError,
   concurrentUpdate,
   databaseUnavailable,
@@ -13,6 +14,7 @@ import {
   isConcurrencyFailure,
   isDatabaseUnavailable,
   isDataException,
+  isDeletedAccountWrite,
   tooManyRequests,
 } from '../platform/problems.js';
 import type { Context } from './context.js';
@@ -89,6 +91,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
   if (!result.ok) {
     if (isDataException(result.error.cause)) throw invalidValue();
     if (isConcurrencyFailure(result.error.cause)) throw concurrentUpdate();
+    if (isDeletedAccountWrite(result.error.cause)) throw accountDeleted();
     if (!(result.error instanceof AppError) && !(result.error.cause instanceof ZodError) && isDatabaseUnavailable(result.error)) throw databaseUnavailable();
   }
   return result;

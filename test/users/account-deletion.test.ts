@@ -172,3 +172,58 @@ describe('DELETE /api/v1/users/me', () => {
     expect(await countRows(t, 'user_permission', 'user_id = $1', [admin.id])).toBe(1);
   });
 });
+
+describe("a write racing its user's account deletion (Migration20261128150000)", () => {
+  /**
+   * A deletion in progress, made deterministic: it holds the user's row `for update` while `write` runs (its checks
+   * pass, its insert waits for the row), then marks the account deleted and commits. The write must then be refused,
+   * not land after the erasure.
+   */
+  async function writeDuringDeletion(user: TestUser, write: () => PromiseLike<{ statusCode: number; json(): unknown }>) {
+    let answer: Promise<{ statusCode: number; json(): unknown }> | undefined;
+    await t.deps.orm.em.fork().transactional(async (tx: EntityManager) => {
+      await tx.getConnection().execute('select id from app_user where id = ? for update', [user.id], 'all', tx.getTransactionContext());
+      // (An inject is sent when awaited: `Promise.resolve` sends it now.)
+      answer = Promise.resolve(write());
+      while ((await t.sql(`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).length === 0) {
+        await new Promise(setImmediate);
+      }
+      await tx.getConnection().execute('update app_user set deleted_at_utc = now() where id = ?', [user.id], 'run', tx.getTransactionContext());
+    });
+    return answer!;
+  }
+
+  it('409 ACCOUNT_DELETED and nothing written: interests, a join request, a block, a store with its contact details', async () => {
+    const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
+    const target = await newUser(t);
+    const cases: Array<[table: string, where: string, write: (u: TestUser) => PromiseLike<{ statusCode: number; json(): unknown }>]> = [
+      ['user_interest', 'user_id = $1', (u) => post('/api/v1/users/me/interests', { interestTag: 'gardening' }, u.headers)],
+      ['join_request', 'requester_user_id = $1', (u) => post(`/api/v1/memberships/${territory.id}/become-resident`, {}, u.headers)],
+      ['user_block', 'blocker_user_id = $1', (u) => post(`/api/v1/users/${target.id}/block`, {}, u.headers)],
+      [
+        'store',
+        'owner_user_id = $1',
+        (u) =>
+          post(
+            '/api/v1/stores',
+            { territoryId: territory.id, displayName: 'Shop', contactVisibility: 'Public', contact: { email: 'me@example.org' } },
+            u.headers,
+          ),
+      ],
+    ];
+    for (const [table, where, write] of cases) {
+      const user = table === 'store' ? await newResident(t, territory, { verified: true }) : await newUser(t);
+      if (table === 'join_request') await addMembership(t, user, territory, { role: 'VISITOR' });
+      const res = await writeDuringDeletion(user, () => write(user));
+      expect(res.statusCode, table).toBe(409);
+      expect(res.json(), table).toMatchObject({ code: 'ACCOUNT_DELETED' });
+      expect(await countRows(t, table, where, [user.id]), table).toBe(0);
+    }
+  });
+
+  it('a write of a live account passes the same check (the trigger reads the row, it does not refuse it)', async () => {
+    const user = await newUser(t);
+    expect((await post('/api/v1/users/me/interests', { interestTag: 'birds' }, user.headers)).statusCode).toBe(201);
+    expect(await countRows(t, 'user_interest', 'user_id = $1', [user.id])).toBe(1);
+  });
+});
