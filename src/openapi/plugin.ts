@@ -1,6 +1,7 @@
 import type { AnyProcedure, AnyRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type RateBucket, rateLimitRouteConfig } from '../http/rate-limit.js';
+import { decimalInput } from '../platform/numeric.js';
 import { validationFailed } from '../platform/problems.js';
 import { answerFromJourneyCache } from '../routers/journeys/journey-cache.js';
 import { type AppDeps, createContext } from '../trpc/context.js';
@@ -32,7 +33,7 @@ export const bucketOf = (op: { method: string; meta: AppMeta }): RateBucket => o
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The zod definition fields this file reads (zod 4 keeps them on `_zod.def`). */
-type ZodDef = { type: string; coerce?: boolean; shape?: Record<string, ZodLike>; innerType?: ZodLike; in?: ZodLike };
+type ZodDef = { type: string; coerce?: boolean; shape?: Record<string, ZodLike>; innerType?: ZodLike; in?: ZodLike; transform?: unknown };
 type ZodLike = { _zod: { def: ZodDef } };
 const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch', 'nonoptional']);
 
@@ -57,22 +58,25 @@ export function inputFields(procedure: AnyProcedure): Record<string, ZodLike> {
 }
 
 /**
- * The query keys an operation coerces to numbers (`z.coerce.number()`): there an empty value (`?lat=`, an unset form
- * field) is absent, so a required number is a 400 and an optional one takes its default, instead of
+ * The query keys an operation reads as numbers (`zNumeric`, or a `z.coerce.number()`): there an empty value (`?lat=`,
+ * an unset form field) is absent, so a required number is a 400 and an optional one takes its default, instead of
  * `Number('') === 0` (the events near 0,0).
  */
 export function numericQueryKeys(procedure: AnyProcedure): string[] {
   return Object.entries(inputFields(procedure))
-    .filter(([, field]) => field._zod.def.type === 'number' && field._zod.def.coerce)
+    .filter(([, field]) => isNumericInput(field._zod.def))
     .map(([key]) => key);
 }
+
+/** `zNumeric`'s preprocess step (the input side of its pipe), or a coerced number. */
+const isNumericInput = (def: ZodDef) => (def.type === 'transform' && def.transform === decimalInput) || (def.type === 'number' && def.coerce === true);
 
 /**
  * Serves each OpenAPI procedure as a native Fastify route calling the same tRPC procedure. We do not use
  * trpc-to-openapi's adapter for serving (only for the document): it rewrites input schemas in place to coerce
  * strings (so `"false"` became `true` in bodies, for tRPC callers too), demands a JSON content type on body-less
  * POSTs and has its own error body. Here query and path values are coerced only where a schema says so
- * (`z.coerce`), errors go through the problem-details handler, and each route gets its rate-limit bucket.
+ * (`zNumeric`), errors go through the problem-details handler, and each route gets its rate-limit bucket.
  */
 export function mountRestOperations(app: FastifyInstance, deps: AppDeps, router: AnyRouter) {
   for (const op of restOperations(router)) {

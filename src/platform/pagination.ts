@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zNumeric } from './numeric.js';
 
 /**
  * The deepest offset a list serves (10 million rows). Offsets are bound as PostgreSQL integers, so without an upper
@@ -11,19 +12,21 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 /** `/paged` input: 1-based page, 1..100 items; out of range is a 400, never silently clamped. */
 export const pageInput = {
-  pageNumber: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_OFFSET / 100)
-    .default(1),
-  pageSize: z.coerce.number().int().min(1).max(100).default(DEFAULT_PAGE_SIZE),
+  pageNumber: zNumeric(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OFFSET / 100),
+    1,
+  ),
+  pageSize: zNumeric(z.number().int().min(1).max(100), DEFAULT_PAGE_SIZE),
 };
 
 /** Plain list input (`skip`/`take`). */
 export const skipTakeInput = (defaultTake = DEFAULT_PAGE_SIZE) => ({
-  skip: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
-  take: z.coerce.number().int().min(1).max(100).default(defaultTake),
+  skip: zNumeric(z.number().int().min(0).max(MAX_OFFSET), 0),
+  take: zNumeric(z.number().int().min(1).max(100), defaultTake),
 });
 
 export const pagedOutput = <T extends z.ZodType>(item: T) =>

@@ -89,6 +89,13 @@ describe('votings', () => {
 
     const listed = await get(visitor, `${base(territory.id)}?status=Open`);
     expect(listed.json().map((v: { id: string }) => v.id)).toEqual([voting.id]);
+    // The filter takes any letter case (DESIGN 4); the answer keeps the canonical spelling.
+    for (const status of ['open', 'OPEN', 'oPeN']) {
+      const anyCase = await get(visitor, `${base(territory.id)}?status=${status}`);
+      expect(anyCase.statusCode, status).toBe(200);
+      expect(anyCase.json(), status).toEqual(listed.json());
+    }
+    expect(listed.json()[0]).toMatchObject({ status: 'Open' });
 
     expect((await post(visitor, `${url}/close`)).statusCode).toBe(403);
     const closed = await post(resident, `${url}/close`);

@@ -77,11 +77,23 @@ describe('GET /api/v1/admin/work-items', () => {
   });
 
   it('is 400 for out-of-range paging or unknown enum values', async () => {
-    for (const query of ['pageSize=101', 'pageSize=0', 'pageNumber=0', 'type=NOPE', 'status=pending']) {
+    for (const query of ['pageSize=101', 'pageSize=0', 'pageNumber=0', 'pageSize=%20', 'pageNumber=0x10', 'type=NOPE', 'status=pendings']) {
       const res = await t.app.inject({ method: 'GET', url: `${LIST}?${query}`, headers: admin.headers });
       expect(res.statusCode, query).toBe(400);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
+  });
+
+  it('takes the status and type filters in any letter case and answers the canonical spelling (DESIGN 4)', async () => {
+    const upper = await t.app.inject({ method: 'GET', url: `${LIST}?status=PENDING`, headers: admin.headers });
+    for (const query of ['status=pending', 'status=Pending', 'status=%20pending%20']) {
+      const res = await t.app.inject({ method: 'GET', url: `${LIST}?${query}`, headers: admin.headers });
+      expect(res.statusCode, query).toBe(200);
+      expect(res.json(), query).toEqual(upper.json());
+    }
+    for (const item of upper.json().items as { status: string }[]) expect(item.status).toBe('PENDING');
+    const typed = await t.app.inject({ method: 'GET', url: `${LIST}?type=moderation_case&status=completed`, headers: admin.headers });
+    expect(typed.statusCode).toBe(200);
   });
 
   it('is 401 without a token and 403 for a non-admin', async () => {

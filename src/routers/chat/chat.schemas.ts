@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CONVERSATION_KINDS, CONVERSATION_STATUSES, PARTICIPANT_ROLES } from '../../entities/chat.entity.js';
 import { MEDIA_TYPES } from '../../entities/media.entity.js';
 import { zId } from '../../platform/ids.js';
+import { zNumeric } from '../../platform/numeric.js';
 import { zOptionalText, zText } from '../../platform/text.js';
 
 export const GROUP_NAME_MAX = 100;
@@ -98,7 +99,7 @@ export const listMessagesInput = z.object({
   beforeMessageId: zId.optional(),
   /** The same as beforeMessageId (the spec's `before`). */
   before: zId.optional(),
-  limit: z.coerce.number().int().min(1).max(MESSAGES_LIMIT_MAX).default(MESSAGES_LIMIT_DEFAULT),
+  limit: zNumeric(z.number().int().min(1).max(MESSAGES_LIMIT_MAX), MESSAGES_LIMIT_DEFAULT),
 });
 export type ListMessagesInput = z.infer<typeof listMessagesInput>;
 

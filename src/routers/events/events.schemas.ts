@@ -4,6 +4,7 @@ import { MEMBERSHIP_ROLES } from '../../entities/membership.entity.js';
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
+import { zNumeric } from '../../platform/numeric.js';
 import { zOptionalText, zText } from '../../platform/text.js';
 
 export const EVENT_TITLE_MAX = 200;
@@ -88,11 +89,11 @@ export const pagedEventsInput = z.object({ ...listFilters, ...pageInput });
 export type EventListFilter = Pick<z.infer<typeof listEventsInput>, 'territoryId' | 'startDate' | 'endDate'>;
 
 const nearbyPoint = {
-  lat: z.coerce.number().min(-90).max(90),
-  lng: z.coerce.number().min(-180).max(180),
-  radiusKm: z.coerce.number().positive().max(500).default(5),
+  lat: zNumeric(z.number().min(-90).max(90)),
+  lng: zNumeric(z.number().min(-180).max(180)),
+  radiusKm: zNumeric(z.number().positive().max(500), 5),
 };
-export const nearbyEventsInput = z.object({ ...nearbyPoint, limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const nearbyEventsInput = z.object({ ...nearbyPoint, limit: zNumeric(z.number().int().min(1).max(100), 20) });
 export const nearbyEventsPagedInput = z.object({ ...nearbyPoint, ...pageInput });
 
 export const eventIdInput = z.object({ eventId: zId });

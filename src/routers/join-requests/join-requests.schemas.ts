@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOIN_REQUEST_STATUSES } from '../../entities/join-request.entity.js';
+import { lenientEnum } from '../../platform/enums.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { becomeResidentInput } from '../memberships/memberships.schemas.js';
@@ -28,7 +29,7 @@ export const joinRequestPage = pagedOutput(joinRequestOutput).meta({ id: 'JoinRe
  */
 export const createJoinRequestInput = becomeResidentInput;
 
-const statusFilter = { status: z.enum(JOIN_REQUEST_STATUSES).optional() };
+const statusFilter = { status: lenientEnum(JOIN_REQUEST_STATUSES).optional() };
 export const incomingInput = z.object({ ...statusFilter, ...skipTakeInput() });
 export const incomingPagedInput = z.object({ ...statusFilter, ...pageInput });
 

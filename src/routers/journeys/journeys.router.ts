@@ -46,8 +46,8 @@ const userWrite = journeyUserProcedure('journeys:write').use(actingClient);
 const suggestedTerritoriesInput = z.object({
   latitude: zNumeric(z.number().min(-90).max(90)),
   longitude: zNumeric(z.number().min(-180).max(180)),
-  radiusKm: zNumeric(z.number().positive().max(500)).default(25),
-  limit: zNumeric(z.number().int().min(1).max(100)).default(20),
+  radiusKm: zNumeric(z.number().positive().max(500), 25),
+  limit: zNumeric(z.number().int().min(1).max(100), 20),
 });
 
 const suggestedTerritoriesOutput = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REPORT_STATUSES, REPORT_TARGET_TYPES } from '../../entities/report.entity.js';
+import { lenientEnum } from '../../platform/enums.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { zOptionalText, zText } from '../../platform/text.js';
@@ -42,8 +43,8 @@ export type ReportUserInput = z.infer<typeof reportUserInput>;
 const reportFilter = {
   /** Optional when the X-Session-Id session has a selected territory. */
   territoryId: zId.optional(),
-  targetType: z.enum(REPORT_TARGET_TYPES).optional(),
-  status: z.enum(REPORT_STATUSES).optional(),
+  targetType: lenientEnum(REPORT_TARGET_TYPES).optional(),
+  status: lenientEnum(REPORT_STATUSES).optional(),
 };
 export const listReportsInput = z.object({ ...reportFilter, ...skipTakeInput(20) });
 export const pagedReportsInput = z.object({ ...reportFilter, ...pageInput });

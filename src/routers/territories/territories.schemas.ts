@@ -3,6 +3,7 @@ import { normalizeFeatureFlag, TERRITORY_FEATURE_FLAGS, TERRITORY_STATUSES } fro
 import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
+import { zNumeric } from '../../platform/numeric.js';
 import { sanitizeText, withOutputLimits, zOptionalText, zText } from '../../platform/text.js';
 
 export const territoryOutput = z
@@ -62,10 +63,10 @@ export const nearbyTerritoryOutput = territoryOutput.extend({ distanceKm: z.numb
 export type NearbyTerritoryOutput = z.infer<typeof nearbyTerritoryOutput>;
 
 export const nearbyInput = z.object({
-  lat: z.coerce.number().min(-90).max(90),
-  lng: z.coerce.number().min(-180).max(180),
-  radiusKm: z.coerce.number().positive().max(500).default(25),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  lat: zNumeric(z.number().min(-90).max(90)),
+  lng: zNumeric(z.number().min(-180).max(180)),
+  radiusKm: zNumeric(z.number().positive().max(500), 25),
+  limit: zNumeric(z.number().int().min(1).max(100), 20),
 });
 
 const searchTerm = zOptionalText(200);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { VOTING_STATUSES, VOTING_TYPES, VOTING_VISIBILITIES } from '../../entities/voting.entity.js';
+import { lenientEnum } from '../../platform/enums.js';
 import { zId } from '../../platform/ids.js';
 import { skipTakeInput } from '../../platform/pagination.js';
 import { zOptionalText, zText } from '../../platform/text.js';
@@ -70,6 +71,6 @@ export const createVotingInput = z
   .refine((v) => !v.startsAtUtc || !v.endsAtUtc || v.endsAtUtc > v.startsAtUtc, { message: 'must be after startsAtUtc', path: ['endsAtUtc'] });
 export type CreateVotingInput = z.infer<typeof createVotingInput>;
 
-export const listVotingsInput = z.object({ territoryId: zId, status: z.enum(VOTING_STATUSES).optional(), ...skipTakeInput(20) });
+export const listVotingsInput = z.object({ territoryId: zId, status: lenientEnum(VOTING_STATUSES).optional(), ...skipTakeInput(20) });
 export const votingIdInput = z.object({ territoryId: zId, votingId: zId });
 export const voteInput = z.object({ territoryId: zId, votingId: zId, selectedOption: z.string().min(1).max(VOTING_OPTION_MAX) });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WORK_ITEM_OUTCOMES, WORK_ITEM_STATUSES, WORK_ITEM_TYPES } from '../../entities/work-item.entity.js';
+import { lenientEnum } from '../../platform/enums.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput } from '../../platform/pagination.js';
 import { zOptionalText } from '../../platform/text.js';
@@ -27,8 +28,8 @@ export type WorkItemOutput = z.infer<typeof workItemOutput>;
 export const workItemPage = pagedOutput(workItemOutput).meta({ id: 'WorkItemPage' });
 
 export const listInput = z.object({
-  type: z.enum(WORK_ITEM_TYPES).optional(),
-  status: z.enum(WORK_ITEM_STATUSES).optional(),
+  type: lenientEnum(WORK_ITEM_TYPES).optional(),
+  status: lenientEnum(WORK_ITEM_STATUSES).optional(),
   ...pageInput,
 });
 
