@@ -5,6 +5,7 @@ import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { zOptionalText } from '../../platform/text.js';
 import { inquiryOutput } from '../inquiries/inquiries.schemas.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 export const CHECKOUT_MESSAGE_MAX = 2000;
 export const IDEMPOTENCY_KEY_MAX = 255;
@@ -73,7 +74,7 @@ export const checkoutResultOutput = z
   .meta({ id: 'CartCheckoutResult' });
 export type CheckoutResultOutput = z.infer<typeof checkoutResultOutput>;
 
-const paymentMethod = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(PAYMENT_METHODS));
+const paymentMethod = lenientEnum(PAYMENT_METHODS);
 
 export const checkoutCartInput = z.object({
   /** Optional when the X-Session-Id session has a selected territory. */
@@ -93,5 +94,5 @@ export const storeOrdersInput = z.object({ storeId: zId, ...skipTakeInput() });
 
 export const simulatePaymentInput = z.object({
   checkoutId: zId,
-  outcome: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(['SUCCEEDED', 'FAILED'])),
+  outcome: lenientEnum(['SUCCEEDED', 'FAILED']),
 });

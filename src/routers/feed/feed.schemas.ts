@@ -3,6 +3,7 @@ import { POST_STATUSES, POST_TYPES, POST_VISIBILITIES } from '../../entities/pos
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { withOutputLimits, zText } from '../../platform/text.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 // ---- Outputs ----
 
@@ -65,8 +66,6 @@ export type ShareOutput = z.infer<typeof shareOutput>;
 // ---- Inputs ----
 
 /** Enum input that also takes other letter cases (`post`, `Residents_Only`); outputs use the canonical spelling. */
-const lenientEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(values));
 
 /** Tags compare with interest tags, so they are normalized the same way (trimmed, lower-case, 1..50 chars). */
 const tag = withOutputLimits(

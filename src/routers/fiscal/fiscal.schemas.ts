@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PAYMENT_METHODS } from '../../entities/checkout.entity.js';
 import { FISCAL_CAPABILITIES, FISCAL_PACK_IDS, FISCAL_PACK_STATUSES } from '../../entities/fiscal.entity.js';
 import { zId } from '../../platform/ids.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 export const fiscalPackOutput = z
   .object({
@@ -57,7 +58,7 @@ export const putFiscalPackInput = z.object({
 });
 export type PutFiscalPackInput = z.infer<typeof putFiscalPackInput>;
 
-const method = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(PAYMENT_METHODS));
+const method = lenientEnum(PAYMENT_METHODS);
 
 export const putPaymentMethodsInput = z.object({
   territoryId: zId,

@@ -5,6 +5,7 @@ import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { sanitizeText, zOptionalText, zText } from '../../platform/text.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 // The spec gives no item text limits; these mirror the store and event ones.
 export const ITEM_TITLE_MAX = 200;
@@ -18,10 +19,9 @@ export const ITEM_MEDIA_MAX = 10;
 /** The largest price accepted (a bound, so cents stay exact integers). */
 export const ITEM_PRICE_MAX = 1_000_000_000;
 
-const upper = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
 /** `Product`, `product` and `PRODUCT` are one type; outputs are upper-case. */
-export const itemType = z.preprocess(upper, z.enum(ITEM_TYPES));
-const pricingType = z.preprocess(upper, z.enum(PRICING_TYPES));
+export const itemType = lenientEnum(ITEM_TYPES);
+const pricingType = lenientEnum(PRICING_TYPES);
 
 /**
  * A decimal amount with at most 2 decimals, as a JSON number or a numeric string, turned into integer cents

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import { eventOutput, type EventOutput } from '../events/events.schemas.js';
 import { createEvent, getEvent, pageEvents, participate } from '../events/events.service.js';
 import { journeyMedia, journeyPagination, journeySuggestion, type JourneySuggestion, mediaOf, paginationOf, withJourneyFieldNames } from './journey-common.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 // ---- Schemas ----
 
@@ -29,7 +30,7 @@ export const createEventJourneyOutput = z.object({ event: eventOutput, mediaUrls
 export const PARTICIPATE_ACTIONS = ['INTEREST', 'CONFIRM', 'CANCEL'] as const;
 export const participateInput = z.object({
   eventId: zId,
-  action: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(PARTICIPATE_ACTIONS)),
+  action: lenientEnum(PARTICIPATE_ACTIONS),
 });
 export const participateOutput = z
   .object({ event: eventOutput, userParticipation, participants, suggestions: z.array(journeySuggestion) })

@@ -10,6 +10,7 @@ import { feedAuthorOutput, feedEventSummaryOutput, feedItemOutput, type FeedItem
 import { addComment, feedItemOf, feedPageRows, getPost, likePost, mayEditPost, sharePost, unlikePost } from '../feed/feed.service.js';
 import { mediaUrl } from '../media/media.service.js';
 import { journeyMedia, journeyPagination, paginationOf, withJourneyFieldNames } from './journey-common.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 // ---- Schemas ----
 
@@ -43,7 +44,7 @@ export const INTERACT_ACTIONS = ['LIKE', 'UNLIKE', 'COMMENT', 'SHARE'] as const;
 export const interactInput = z
   .object({
     postId: zId,
-    action: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(INTERACT_ACTIONS)),
+    action: lenientEnum(INTERACT_ACTIONS),
     comment: zText({ max: 2000 }).nullish(),
   })
   .superRefine((v, ctx) => {

@@ -4,6 +4,7 @@ import { zLatitude, zLongitude } from '../../platform/geo.js';
 import { zId } from '../../platform/ids.js';
 import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { sanitizeText, zText } from '../../platform/text.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 export const MAP_ENTITY_NAME_MAX = 200;
 export const MAP_ENTITY_CATEGORY_MAX = 100;
@@ -11,10 +12,6 @@ export const MAP_ENTITY_CATEGORY_MAX = 100;
 /** Pin types in the spec's order; pins are listed grouped in this order. */
 export const PIN_TYPES = ['entity', 'post', 'event', 'asset', 'alert', 'media'] as const;
 export type PinType = (typeof PIN_TYPES)[number];
-
-/** Enum input that ignores case (`public` -> `PUBLIC`); outputs use the canonical spelling. */
-const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(values));
 
 /**
  * A comma-separated query value: trimmed, lower-cased, empty entries dropped, duplicates removed; each entry is
@@ -83,7 +80,7 @@ export const createEntityInput = z.object({
   category: zText({ max: MAP_ENTITY_CATEGORY_MAX }),
   latitude: zLatitude,
   longitude: zLongitude,
-  visibility: upperEnum(MAP_ENTITY_VISIBILITIES).default('PUBLIC'),
+  visibility: lenientEnum(MAP_ENTITY_VISIBILITIES).default('PUBLIC'),
 });
 export type CreateEntityInput = z.infer<typeof createEntityInput>;
 

@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { ITEM_TYPES } from '../../entities/item.entity.js';
 import { FEE_MODES } from '../../entities/platform-fee.entity.js';
 import { zId } from '../../platform/ids.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 /** A fixed fee bound (cents per unit), so fees stay exact integers. */
 export const FEE_FIXED_MAX_IN_CENTS = 100_000_000;
-
-const upper = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
 
 export const platformFeeOutput = z
   .object({
@@ -32,8 +31,8 @@ export const territoryIdInput = z.object({ territoryId: zId });
 export const putPlatformFeeInput = z
   .object({
     territoryId: zId,
-    itemType: z.preprocess(upper, z.enum(ITEM_TYPES)),
-    feeMode: z.preprocess(upper, z.enum(FEE_MODES)),
+    itemType: lenientEnum(ITEM_TYPES),
+    feeMode: lenientEnum(FEE_MODES),
     feeBasisPoints: z.number().int().min(0).max(10_000).nullish(),
     feeFixedInCents: z.number().int().min(0).max(FEE_FIXED_MAX_IN_CENTS).nullish(),
     isActive: z.boolean().default(true),

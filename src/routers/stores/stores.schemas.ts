@@ -3,6 +3,7 @@ import { CONTACT_VISIBILITIES, STORE_STATUSES } from '../../entities/store.entit
 import { zId } from '../../platform/ids.js';
 import { skipTakeInput } from '../../platform/pagination.js';
 import { zOptionalText, zText } from '../../platform/text.js';
+import { lenientEnum } from '../../platform/enums.js';
 
 /** Spec limits: store name 200, description 2000. */
 export const STORE_NAME_MAX = 200;
@@ -14,7 +15,7 @@ const contactVisibility = z.preprocess(
   (v) => (typeof v === 'string' ? (CONTACT_VISIBILITIES.find((c) => c.toLowerCase() === v.trim().toLowerCase()) ?? v) : v),
   z.enum(CONTACT_VISIBILITIES),
 );
-const storeStatus = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(STORE_STATUSES));
+const storeStatus = lenientEnum(STORE_STATUSES);
 
 const contactInput = z
   .object({
