@@ -142,6 +142,19 @@ describe('POST /api/v1/alerts', () => {
     expect(await alertCounts()).toEqual(before);
   });
 
+  it('is 403 POSTING_RESTRICTED for a member under a posting restriction (the alert becomes a feed post), writing nothing', async () => {
+    const restricted = await newResident(t, territory);
+    await t.sql(
+      `insert into posting_restriction (id, created_at_utc, territory_id, user_id, ends_at_utc) values (gen_random_uuid(), now(), $1, $2, now() + interval '7 days')`,
+      [territory.id, restricted.id],
+    );
+    const before = await alertCounts();
+    const res = await report(restricted, alertBody(territory));
+    expect(res.statusCode, res.body).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'POSTING_RESTRICTED' });
+    expect(await alertCounts()).toEqual(before);
+  });
+
   it.each([
     ['a title over 200 characters', { title: 'x'.repeat(201) }, 'title'],
     ['no title', { title: undefined }, 'title'],

@@ -3,6 +3,7 @@ import type { SqlQuery } from '../../src/db/sql.js';
 import { assetCountQuery, assetListQuery, type AssetListWhere } from '../../src/routers/assets/assets.queries.js';
 import {
   addMembership,
+  commitDuring,
   countRows,
   newAdmin,
   newCurator,
@@ -461,6 +462,18 @@ describe('POST /api/v1/assets/{assetId}/validate', () => {
     expect(archived.json()).toMatchObject({ code: 'ASSET_NOT_VALIDATABLE' });
     expect((await writes()).validations).toBe(before.validations);
     expect(await writes()).toEqual(afterCreate);
+  });
+
+  it('waits for an archive in progress, then is 409 ASSET_NOT_VALIDATABLE and counts nothing', async () => {
+    const racing = await created(residents[0]!, territory);
+    // The archive's update commits while the validation is under way: it waits for it and reads the Archived row.
+    const archive = { sql: `update territory_asset set status = 'Archived', archived_at_utc = now() where id = $1`, params: [racing.id] };
+    const res = await commitDuring(t, archive, () => validate(residents[1]!, racing.id));
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'ASSET_NOT_VALIDATABLE' });
+    const [row] = await t.sql<{ status: string; validation_count: number }>('select status, validation_count from territory_asset where id = $1', [racing.id]);
+    expect(row).toEqual({ status: 'Archived', validation_count: 0 });
+    expect(await countRows(t, 'asset_validation', 'asset_id = $1', [racing.id])).toBe(0);
   });
 });
 

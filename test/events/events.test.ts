@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { countRows, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
+import { commitDuring, countRows, newResident, newTerritory, newUser, newVisitor, type TestTerritory, type TestUser, UNKNOWN_ID } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 let t: TestApp;
@@ -202,6 +202,30 @@ describe('POST /api/v1/events', () => {
     expect(res.json().detail).toContain('No raves');
     expect(await eventCounts()).toEqual(before);
     expect((await createEvent(resident, eventBody(ruled, { description: 'A picnic' }))).statusCode).toBe(201);
+  });
+
+  it("applies the ProhibitedWords and EventPolicy rules to the location label too (it goes out in the residents' notification)", async () => {
+    const ruled = await newTerritory(t);
+    const resident = await newResident(t, ruled);
+    await newResident(t, ruled);
+    await t.sql(
+      `insert into territory_moderation_rule (id, created_at_utc, territory_id, rule_type, name, config, is_active, updated_at_utc)
+       values ($1, now(), $3, 'ProhibitedWords', 'No raves', '{"words": ["rave"]}', true, now()),
+              ($2, now(), $3, 'EventPolicy', 'No parties', '{"words": ["party"]}', true, now())`,
+      [newId(), newId(), ruled.id],
+    );
+    for (const [word, rule] of [
+      ['rave', 'No raves'],
+      ['party', 'No parties'],
+    ]) {
+      const before = await eventCounts();
+      const res = await createEvent(resident, eventBody(ruled, { title: 'Picnic', description: 'Bring food', locationLabel: `The ${word} plaza` }));
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'MODERATION_RULE_VIOLATION', errors: [expect.objectContaining({ field: 'locationLabel' })] });
+      expect(res.json().detail).toContain(rule);
+      expect(await eventCounts()).toEqual(before);
+    }
+    expect((await createEvent(resident, eventBody(ruled, { title: 'Picnic', locationLabel: 'The plaza' }))).statusCode).toBe(201);
   });
 
   it('sanitizes free text', async () => {
@@ -449,6 +473,21 @@ describe('POST /api/v1/events/{eventId}/interest and /confirm', () => {
       expect((await t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/${what}` })).statusCode).toBe(401);
     }
     expect(await countRows(t, 'event_participation', 'event_id = $1', [event.id])).toBe(0);
+  });
+
+  it('waits for a cancel in progress, then is 409 EVENT_CANCELLED and writes nothing', async () => {
+    const territory = await newTerritory(t);
+    const creator = await newResident(t, territory);
+    const user = await newUser(t);
+    for (const what of ['interest', 'confirm']) {
+      const event = await created(creator, territory);
+      // The cancel's update commits while the participation is under way: it waits for it and reads CANCELLED.
+      const cancel = { sql: `update event set status = 'CANCELLED', cancelled_at_utc = now() where id = $1`, params: [event.id] };
+      const res = await commitDuring(t, cancel, () => t.app.inject({ method: 'POST', url: `/api/v1/events/${event.id}/${what}`, headers: user.headers }));
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().code).toBe('EVENT_CANCELLED');
+      expect(await countRows(t, 'event_participation', 'event_id = $1', [event.id])).toBe(0);
+    }
   });
 });
 

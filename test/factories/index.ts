@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { TerritoryCapability, MembershipRole } from '../../src/entities/membership.entity.js';
 import type { IdentityVerificationStatus, SystemPermission } from '../../src/entities/user.entity.js';
 import { newId } from '../../src/platform/ids.js';
@@ -145,4 +146,30 @@ export async function everyTableCount(t: TestApp, except: readonly string[] = []
     [['rate_limit_counter', ...except]],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+}
+
+/**
+ * A race forced into one interleaving, without sleeps: `rival` (the competing write, e.g. a cancel's update) runs on a
+ * connection of its own and stays uncommitted while `write` is sent; it commits once the write waits for a lock (or
+ * has answered already, having waited for nothing). So the rival always commits in the middle of the write.
+ */
+export async function commitDuring<R>(t: TestApp, rival: { sql: string; params: unknown[] }, write: () => PromiseLike<R>): Promise<R> {
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('begin');
+    await client.query(rival.sql, rival.params);
+    let answered = false;
+    // (An inject is sent when awaited: `Promise.resolve` sends it now.)
+    const answer = Promise.resolve(write()).finally(() => {
+      answered = true;
+    });
+    while (!answered && (await t.sql(`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).length === 0) {
+      await new Promise(setImmediate);
+    }
+    await client.query('commit');
+    return await answer;
+  } finally {
+    await client.end();
+  }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addMembership,
+  commitDuring,
   countRows,
   newAdmin,
   newCurator,
@@ -346,6 +347,29 @@ describe('POST /api/v1/map/entities/{entityId}/confirmations', () => {
     expect((await confirm(await newResident(t, territory), hidden.id, territory.id)).statusCode).toBe(201);
     await t.sql(`update map_entity set status = 'REJECTED' where id = $1`, [hidden.id]);
     expect((await confirm(await newResident(t, territory), hidden.id, territory.id)).statusCode).toBe(404);
+  });
+
+  it('waits for a rejection in progress, then is 404 and counts nothing', async () => {
+    const racing = await suggested(await newResident(t, territory), territory);
+    const resident = await newResident(t, territory);
+    // The curator's update commits while the confirmation is under way: it waits for it and reads the REJECTED row.
+    const reject = { sql: `update map_entity set status = 'REJECTED', validated_at_utc = now() where id = $1`, params: [racing.id] };
+    const res = await commitDuring(t, reject, () => confirm(resident, racing.id, territory.id));
+    expect(res.statusCode, res.body).toBe(404);
+    const [row] = await t.sql<{ status: string; confirmation_count: number }>('select status, confirmation_count from map_entity where id = $1', [racing.id]);
+    expect(row).toEqual({ status: 'REJECTED', confirmation_count: 0 });
+    expect(await countRows(t, 'map_entity_confirmation', 'entity_id = $1', [racing.id])).toBe(0);
+  });
+
+  it('an entity of a user the caller blocked is unknown (404) to the caller, as in the lists; others confirm it', async () => {
+    const author = await newResident(t, territory);
+    const byBlocked = await suggested(author, territory);
+    const blocker = await newResident(t, territory);
+    await block(t, blocker, author);
+    const res = await confirm(blocker, byBlocked.id, territory.id);
+    expect(res.statusCode, res.body).toBe(404);
+    expect(await countRows(t, 'map_entity_confirmation', 'entity_id = $1', [byBlocked.id])).toBe(0);
+    expect((await confirm(await newResident(t, territory), byBlocked.id, territory.id)).statusCode).toBe(201);
   });
 
   it('a RESIDENTS_ONLY entity is known to its creator (even a visitor) and to a visiting curator or moderator', async () => {

@@ -38,12 +38,14 @@ const ALERTS = { flag: 'ALERTPOSTS' } as const;
 
 /**
  * A member (VISITOR or RESIDENT) reports an alert in a territory with ALERTPOSTS enabled. The alert starts PENDING
- * with a PENDING (not visible) ALERT feed post, in one transaction.
+ * with a PENDING (not visible) ALERT feed post, in one transaction; a posting-restricted member is refused (403).
  */
 export async function reportAlert(ctx: ServiceContext, input: ReportAlertInput): Promise<AlertOutput> {
   const access = await requireTerritory(ctx, input.territoryId, {
     ...ALERTS,
     as: 'member',
+    // The alert becomes an ALERT feed post: a posting restriction refuses it as it refuses any post.
+    creates: true,
     denied: { message: 'Only members (visitors or residents) of this territory can report alerts.', code: 'NOT_MEMBER' },
   });
   const { em, user } = ctx;

@@ -246,14 +246,17 @@ function curationWorkItem(tx: EntityManager, asset: AssetRow, suggestedByUserId:
 export async function validateAsset(ctx: ServiceContext, input: { assetId: string }): Promise<AssetOutput> {
   const { em, user } = ctx;
   const { assetId } = input;
-  const asset = await loadAsset(em, assetId);
-  await requireTerritory(ctx, asset.territoryId, {
-    as: 'member',
-    status: 'ANY',
-    denied: { message: 'Only members (visitors or residents) of this territory can validate its assets.', code: 'NOT_MEMBER' },
-  });
-  if (!VALIDATABLE.includes(asset.status)) throw conflict(`A ${asset.status} asset cannot be validated.`, 'ASSET_NOT_VALIDATABLE');
   await em.transactional(async (tx) => {
+    // The status is checked on the locked row: an archive (or curation) committing meanwhile is waited for and seen
+    // (409), never counted past.
+    const asset = await tx.findOne(TerritoryAsset, { id: assetId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!asset) throw notFound('Asset');
+    await requireTerritory({ ...ctx, em: tx }, asset.territoryId, {
+      as: 'member',
+      status: 'ANY',
+      denied: { message: 'Only members (visitors or residents) of this territory can validate its assets.', code: 'NOT_MEMBER' },
+    });
+    if (!VALIDATABLE.includes(asset.status)) throw conflict(`A ${asset.status} asset cannot be validated.`, 'ASSET_NOT_VALIDATABLE');
     // The insert and the counter change commit together; concurrent repeats insert (and count) once.
     const inserted = await execSql<{ asset_id: string }>(
       tx,

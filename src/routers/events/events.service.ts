@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { execSql, type HotReadSource, runHotRead } from '../../db/sql.js';
 import { audit } from '../../entities/audit.entity.js';
 import { Event, type EventStatus, type ParticipationStatus } from '../../entities/event.entity.js';
@@ -111,7 +111,7 @@ export async function createEvent(ctx: ServiceContext, input: CreateEventInput):
   const role: MembershipRole = access.role!;
   checkDates(ctx.clock, input.startsAtUtc, input.endsAtUtc);
   // The event becomes an EVENT feed post: the community's content rules apply to it as to any post.
-  await enforceModerationRules(em, territoryId, { title: input.title, content: input.description ?? '', type: 'EVENT' });
+  await enforceModerationRules(em, territoryId, { title: input.title, content: input.description ?? '', type: 'EVENT', locationLabel: input.locationLabel });
 
   const eventId = await em.transactional(async (tx) => {
     const notify = await mayNotify(tx, user.id, territoryId, ctx.clock.now());
@@ -231,17 +231,22 @@ export async function pageNearbyEvents(ctx: ServiceContext, input: { lat: number
 export async function participate(ctx: ServiceContext, input: { eventId: string; status: ParticipationStatus }): Promise<EventOutput> {
   const { em, user } = ctx;
   const { eventId, status } = input;
-  const event = await em.findOne(Event, { id: eventId });
-  if (!event) throw notFound('Event');
-  if (event.status === 'CANCELLED') throw conflict('The event is cancelled.', 'EVENT_CANCELLED');
-  const now = ctx.clock.now();
-  // One statement, so concurrent calls of the same user cannot collide on the primary key.
-  await execSql(
-    em,
-    `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc) values (?, ?, ?, ?, ?)
-     on conflict (event_id, user_id) do update set status = excluded.status, updated_at_utc = excluded.updated_at_utc`,
-    [eventId, user.id, status, now, now],
-  );
+  await em.transactional(async (tx) => {
+    // The status is read under a share lock of the event row, held until the participation commits: a cancel's
+    // update waits for it, and it waits for a cancel in progress (then reads CANCELLED), so no participation lands
+    // on an event cancelled meanwhile. Participations of different users share the lock.
+    const event = await tx.findOne(Event, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_READ, refresh: true });
+    if (!event) throw notFound('Event');
+    if (event.status === 'CANCELLED') throw conflict('The event is cancelled.', 'EVENT_CANCELLED');
+    const now = ctx.clock.now();
+    // One statement, so concurrent calls of the same user cannot collide on the primary key.
+    await execSql(
+      tx,
+      `insert into event_participation (event_id, user_id, status, created_at_utc, updated_at_utc) values (?, ?, ?, ?, ?)
+       on conflict (event_id, user_id) do update set status = excluded.status, updated_at_utc = excluded.updated_at_utc`,
+      [eventId, user.id, status, now, now],
+    );
+  });
   return loadEvent(em, eventId, user.id);
 }
 

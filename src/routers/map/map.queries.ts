@@ -96,9 +96,9 @@ export function entityCountQuery(viewer: MapViewer): SqlQuery {
   return pinsCountQuery(viewer, { types: ['entity'] })!;
 }
 
-/** One entity, any status. */
-export function entityByIdQuery(id: string): SqlQuery {
-  return { sql: `select ${ENTITY_COLUMNS} from map_entity e where e.id = ?::uuid`, params: [id] };
+/** One entity, any status; with `lock`, its row is locked (until the caller's transaction ends) for a change of it. */
+export function entityByIdQuery(id: string, lock = false): SqlQuery {
+  return { sql: `select ${ENTITY_COLUMNS} from map_entity e where e.id = ?::uuid${lock ? ' for no key update' : ''}`, params: [id] };
 }
 
 // ---- Pins ----

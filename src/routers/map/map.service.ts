@@ -140,15 +140,18 @@ export async function validateEntity(ctx: ServiceContext, input: { entityId: str
 }
 
 /**
- * An entity the user may act on: it exists in a listed status and the user may see it (a RESIDENTS_ONLY entity is
- * unknown to whoever the feed would not show RESIDENTS_ONLY content, except its creator; a REJECTED one to
- * everybody). Returns what the user is in its territory.
+ * An entity the user may act on: it exists in a listed status and the user may see it as the map lists show it (a
+ * RESIDENTS_ONLY entity is unknown to whoever the feed would not show RESIDENTS_ONLY content, except its creator; one
+ * created by a user they blocked to them; a REJECTED one to everybody). Returns what the user is in its territory.
+ * `lock` (inside a transaction) locks the entity's row first, so the status read stays true until the caller commits.
  */
-async function visibleEntityFor(em: EntityManager, user: AuthUser, entityId: string, territoryId?: string) {
-  const [row] = await runSql<MapEntityRow>(em, entityByIdQuery(entityId));
+async function visibleEntityFor(em: EntityManager, user: AuthUser, entityId: string, territoryId?: string, lock = false) {
+  const [row] = await runSql<MapEntityRow>(em, entityByIdQuery(entityId, lock));
   if (!row || (territoryId && row.territory_id !== territoryId) || row.status === 'REJECTED') throw notFound('Map entity');
   const access = await requireTerritory({ em, user, sessionId: null }, row.territory_id, { status: 'ANY' });
-  const hidden = row.visibility === 'RESIDENTS_ONLY' && row.created_by_user_id !== user.id && !access.seesResidentsOnly;
+  const hidden =
+    (row.visibility === 'RESIDENTS_ONLY' && row.created_by_user_id !== user.id && !access.seesResidentsOnly) ||
+    access.blockedUserIds.includes(row.created_by_user_id);
   if (hidden) throw notFound('Map entity');
   return { row, access };
 }
@@ -160,9 +163,10 @@ async function visibleEntityFor(em: EntityManager, user: AuthUser, entityId: str
 export async function confirmEntity(ctx: ServiceContext, input: { entityId: string; territoryId: string }) {
   const { em, user } = ctx;
   const { entityId } = input;
-  const { access } = await visibleEntityFor(em, user, entityId, input.territoryId);
-  if (!access.isMember) throw forbidden('Only members (visitors or residents) of this territory can confirm map entities.', 'NOT_MEMBER');
   const created = await em.transactional(async (tx) => {
+    // Checked on the locked row: a rejection committing meanwhile is waited for and seen (404), never counted past.
+    const { access } = await visibleEntityFor(tx, user, entityId, input.territoryId, true);
+    if (!access.isMember) throw forbidden('Only members (visitors or residents) of this territory can confirm map entities.', 'NOT_MEMBER');
     // The insert and the counter change commit together; concurrent repeats insert (and count) once.
     const inserted = await execSql<{ entity_id: string }>(
       tx,

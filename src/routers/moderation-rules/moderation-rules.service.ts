@@ -15,6 +15,8 @@ export interface ModeratedContent {
   content: string;
   /** The content's type, e.g. the post type POST or ALERT. */
   type: string;
+  /** An event's place: it goes out in the residents' EVENT_CREATED notification, so the words rules apply to it too. */
+  locationLabel?: string | null | undefined;
 }
 
 interface ActiveRule {
@@ -54,8 +56,8 @@ const violation = (rule: ActiveRule, field: string, message: string) =>
 function enforceProhibitedWords(rule: ActiveRule, item: ModeratedContent) {
   const config = prohibitedWordsConfig.safeParse(rule.config);
   if (!config.success) return;
-  for (const field of ['title', 'content'] as const) {
-    const word = findProhibitedWord(item[field], config.data.words);
+  for (const field of ['title', 'content', 'locationLabel'] as const) {
+    const word = findProhibitedWord(item[field] ?? '', config.data.words);
     if (word) throw violation(rule, field, `the ${field} contains the prohibited word "${word}".`);
   }
 }
@@ -69,7 +71,7 @@ function enforceContentType(rule: ActiveRule, item: ModeratedContent) {
   }
 }
 
-/** EventPolicy: its words are prohibited in events (title and description). */
+/** EventPolicy: its words are prohibited in events (title, description and location label). */
 function enforceEventPolicy(rule: ActiveRule, item: ModeratedContent) {
   if (item.type.toUpperCase() !== 'EVENT') return;
   enforceProhibitedWords(rule, item);
