@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execSql } from '../../src/db/sql.js';
-import { countRows, newAdmin, newResident, newTerritory, type TestTerritory, type TestUser } from '../factories/index.js';
+import { commitDuring, countRows, newAdmin, newResident, newTerritory, type TestTerritory, type TestUser } from '../factories/index.js';
 import { addToCart, checkout, listItem, openStore } from '../marketplace/money-helpers.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
@@ -78,17 +77,17 @@ describe('POST /api/v1/cart/checkout and the payment methods', () => {
     const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
     expect((await setMethods(territory, ['PIX', 'CARD'])).statusCode).toBe(200);
     const buyer = await cartReady(territory);
-    let attempt: Promise<Awaited<ReturnType<typeof checkout>>> | undefined;
-    // A fiscal write in progress (it holds the territory's fiscal lock, as PUT /payment-methods does) turns PIX off.
-    await t.deps.orm.em.fork().transactional(async (tx) => {
-      await execSql(tx, `select pg_advisory_xact_lock(hashtextextended('fiscal:' || ?, 0))`, [territory.id]);
-      await execSql(tx, `update territory_payment_methods set methods = '{CARD}' where territory_id = ?`, [territory.id]);
-      // (An inject is sent when awaited: `Promise.resolve` sends it now.)
-      attempt = Promise.resolve(checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' }));
-      // Commit once the checkout waits for the lock.
-      while ((await t.sql(`select 1 from pg_locks where locktype = 'advisory' and not granted`)).length === 0) await new Promise(setImmediate);
-    });
-    const res = await attempt!;
+    // A fiscal write in progress (it holds the territory's fiscal lock, as PUT /payment-methods does) turns PIX off
+    // and commits once the checkout waits for the lock.
+    const res = await commitDuring(
+      t,
+      {
+        sql: `with locked as (select pg_advisory_xact_lock(hashtextextended('fiscal:' || $1::text, 0)))
+              update territory_payment_methods set methods = '{CARD}' where territory_id = $1::uuid and exists (select 1 from locked)`,
+        params: [territory.id],
+      },
+      () => checkout(t, buyer, { territoryId: territory.id, paymentMethod: 'PIX' }),
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('PAYMENT_METHOD_NOT_ENABLED');
     expect(await countRows(t, 'checkout', 'buyer_user_id = $1', [buyer.id])).toBe(0);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { releaseDeletedAccounts } from '../../src/routers/users/deleted-accounts.job.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addMembership, countRows, newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
+import { addMembership, commitDuring, countRows, newAdmin, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { addToCart, checkout, listItem, openStore } from '../marketplace/money-helpers.js';
 import { newPost } from '../factories/content.js';
 import { bearer, newCpf, newIdentity, socialLogin } from '../auth/login.js';
@@ -175,23 +175,19 @@ describe('DELETE /api/v1/users/me', () => {
 
 describe("a write racing its user's account deletion (Migration20261128150000)", () => {
   /**
-   * A deletion in progress, made deterministic: it holds the user's row `for update` while `write` runs (its checks
-   * pass, its insert waits for the row), then marks the account deleted and commits. The write must then be refused,
-   * not land after the erasure.
+   * A deletion in progress, made deterministic: it holds the user's row `for update` (as deleteAccount does) and marks
+   * the account deleted, uncommitted, while `write` runs; it commits once the write waits for the row.
    */
-  async function writeDuringDeletion(user: TestUser, write: () => PromiseLike<{ statusCode: number; json(): unknown }>) {
-    let answer: Promise<{ statusCode: number; json(): unknown }> | undefined;
-    await t.deps.orm.em.fork().transactional(async (tx: EntityManager) => {
-      await tx.getConnection().execute('select id from app_user where id = ? for update', [user.id], 'all', tx.getTransactionContext());
-      // (An inject is sent when awaited: `Promise.resolve` sends it now.)
-      answer = Promise.resolve(write());
-      while ((await t.sql(`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).length === 0) {
-        await new Promise(setImmediate);
-      }
-      await tx.getConnection().execute('update app_user set deleted_at_utc = now() where id = ?', [user.id], 'run', tx.getTransactionContext());
-    });
-    return answer!;
-  }
+  const writeDuringDeletion = <R>(user: TestUser, write: () => PromiseLike<R>) =>
+    commitDuring(
+      t,
+      {
+        sql: `with locked as (select id from app_user where id = $1 for update)
+              update app_user set deleted_at_utc = now() where id in (select id from locked)`,
+        params: [user.id],
+      },
+      write,
+    );
 
   it('409 ACCOUNT_DELETED and nothing written: interests, a join request, a block, a store with its contact details', async () => {
     const territory = await newTerritory(t, { flags: ['MARKETPLACEENABLED'] });
