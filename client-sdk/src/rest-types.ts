@@ -786,8 +786,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List work items (newest first, paged) */
+        /** List work items, newest first */
         get: operations["workItems-adminList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/work-items/paged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List work items, newest first (paged) */
+        get: operations["workItems-adminPaged"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1126,8 +1143,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The territory's work queue (newest first, paged) */
+        /** The territory's work queue, newest first */
         get: operations["territoryWorkItems-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/work-items/paged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The territory's work queue, newest first (paged) */
+        get: operations["territoryWorkItems-paged"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4875,15 +4909,6 @@ export interface components {
             updatedAtUtc: string;
             updatedByUserId: string | null;
         };
-        WorkItemPage: {
-            items: components["schemas"]["WorkItem"][];
-            pageNumber: number;
-            pageSize: number;
-            totalCount: number;
-            totalPages: number;
-            hasPreviousPage: boolean;
-            hasNextPage: boolean;
-        };
         WorkItem: {
             /** Format: uuid */
             id: string;
@@ -4906,6 +4931,15 @@ export interface components {
             createdAtUtc: string;
             completedAtUtc: string | null;
             completedByUserId: string | null;
+        };
+        WorkItemPage: {
+            items: components["schemas"]["WorkItem"][];
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
         };
         QueueStats: {
             queue: string;
@@ -9778,6 +9812,87 @@ export interface operations {
             query?: {
                 type?: "IDENTITY_VERIFICATION" | "RESIDENCY_VERIFICATION" | "TERRITORY_SUGGESTION" | "ASSET_CURATION" | "MODERATION_CASE";
                 status?: "PENDING" | "COMPLETED" | "CANCELLED";
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkItem"][];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "workItems-adminPaged": {
+        parameters: {
+            query?: {
+                type?: "IDENTITY_VERIFICATION" | "RESIDENCY_VERIFICATION" | "TERRITORY_SUGGESTION" | "ASSET_CURATION" | "MODERATION_CASE";
+                status?: "PENDING" | "COMPLETED" | "CANCELLED";
                 pageNumber?: number;
                 pageSize?: number;
             };
@@ -11427,6 +11542,89 @@ export interface operations {
         };
     };
     "territoryWorkItems-list": {
+        parameters: {
+            query?: {
+                type?: "IDENTITY_VERIFICATION" | "RESIDENCY_VERIFICATION" | "TERRITORY_SUGGESTION" | "ASSET_CURATION" | "MODERATION_CASE";
+                status?: "PENDING" | "COMPLETED" | "CANCELLED";
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkItem"][];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "territoryWorkItems-paged": {
         parameters: {
             query?: {
                 type?: "IDENTITY_VERIFICATION" | "RESIDENCY_VERIFICATION" | "TERRITORY_SUGGESTION" | "ASSET_CURATION" | "MODERATION_CASE";

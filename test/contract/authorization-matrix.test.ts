@@ -653,6 +653,10 @@ const MATRIX: Record<string, Row> = {
     make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/work-items` }),
     expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
   },
+  'GET /api/v1/territories/{territoryId}/work-items/paged': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/work-items/paged` }),
+    expect: { owner: 403, member: 403, visitor: 403, outsider: 403, curator: 200, admin: 200 },
+  },
   'POST /api/v1/territories/{territoryId}/work-items/{workItemId}/complete': {
     make: async (w) => {
       const { owner, workItemId } = await residencyDocument(w);

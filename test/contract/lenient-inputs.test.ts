@@ -159,6 +159,7 @@ describe('over HTTP', () => {
       `/api/v1/reports?territoryId=${T.id}&status=open&targetType=post`,
       `/api/v1/reports/paged?territoryId=${T.id}&status=Dismissed&targetType=User`,
       `/api/v1/territories/${T.id}/work-items?status=pending&type=moderation_case`,
+      `/api/v1/territories/${T.id}/work-items/paged?status=Completed&type=Moderation_Case`,
     ]) {
       const res = await get(url, curator);
       expect([url, res.statusCode, res.body.slice(0, 200)]).toEqual([url, 200, expect.any(String)]);

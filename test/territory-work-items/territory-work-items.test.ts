@@ -47,6 +47,8 @@ async function moderationItem(territoryId: string) {
 
 const queue = (user: TestUser | null, territoryId: string, query = '') =>
   t.app.inject({ method: 'GET', url: `/api/v1/territories/${territoryId}/work-items${query}`, headers: user?.headers ?? {} });
+const pagedQueue = (user: TestUser | null, territoryId: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/v1/territories/${territoryId}/work-items/paged${query}`, headers: user?.headers ?? {} });
 const complete = (user: TestUser | null, territoryId: string, workItemId: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: `/api/v1/territories/${territoryId}/work-items/${workItemId}/complete`, headers: user?.headers ?? {}, payload });
 const decide = (user: TestUser | null, territoryId: string, workItemId: string, payload: Record<string, unknown>) =>
@@ -58,7 +60,7 @@ const decide = (user: TestUser | null, territoryId: string, workItemId: string, 
   });
 
 describe('GET /api/v1/territories/{territoryId}/work-items', () => {
-  it("lists the territory's items to its curators, moderators and admins (paged, filtered by type and status)", async () => {
+  it("lists the territory's items to its curators, moderators and admins (skip/take, filtered by type and status)", async () => {
     const territory = await newTerritory(t);
     const other = await newTerritory(t);
     const curator = await newCurator(t, territory);
@@ -71,11 +73,10 @@ describe('GET /api/v1/territories/{territoryId}/work-items', () => {
     for (const user of [curator, moderator, await newAdmin(t)]) {
       const res = await queue(user, territory.id);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ pageNumber: 1, pageSize: 20, totalCount: 2, totalPages: 1, hasPreviousPage: false, hasNextPage: false });
-      expect(res.json().items.map((i: { id: string }) => i.id)).toEqual([caseId, workItemId]);
+      expect(res.json().map((i: { id: string }) => i.id)).toEqual([caseId, workItemId]);
     }
     const residency = await queue(curator, territory.id, '?type=RESIDENCY_VERIFICATION');
-    expect(residency.json().items).toMatchObject([
+    expect(residency.json()).toMatchObject([
       {
         id: workItemId,
         type: 'RESIDENCY_VERIFICATION',
@@ -89,25 +90,59 @@ describe('GET /api/v1/territories/{territoryId}/work-items', () => {
       },
     ]);
     const completed = await queue(curator, territory.id, '?status=COMPLETED');
-    expect(completed.json()).toMatchObject({ items: [], totalCount: 0 });
-    const paged = await queue(curator, territory.id, '?pageSize=1&pageNumber=2');
-    expect(paged.json()).toMatchObject({ totalCount: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false, items: [{ id: workItemId }] });
+    expect(completed.json()).toEqual([]);
+    expect((await queue(curator, territory.id, '?skip=1&take=1')).json().map((i: { id: string }) => i.id)).toEqual([workItemId]);
+    expect((await queue(curator, territory.id, '?take=1')).json().map((i: { id: string }) => i.id)).toEqual([caseId]);
+
+    const many = await newTerritory(t);
+    for (let i = 0; i < 22; i++) await moderationItem(many.id);
+    const manyCurator = await newCurator(t, many);
+    const all = (await queue(manyCurator, many.id, '?take=100')).json() as { id: string }[];
+    expect(all).toHaveLength(22);
+    expect((await queue(manyCurator, many.id)).json()).toHaveLength(20);
+    const window = await queue(manyCurator, many.id, '?skip=2&take=3');
+    expect(window.json().map((i: { id: string }) => i.id)).toEqual(all.slice(2, 5).map((i) => i.id));
   });
 
   it('is 403 for a resident, visitor or stranger, 404 unknown territory, 400 bad input, 401 without a token', async () => {
     const territory = await newTerritory(t);
     const curator = await newCurator(t, territory);
-    for (const user of [await newResident(t, territory, { verified: true }), await newVisitor(t, territory), await newUser(t)]) {
-      expect((await queue(user, territory.id)).statusCode).toBe(403);
+    for (const list of [queue, pagedQueue]) {
+      for (const user of [await newResident(t, territory, { verified: true }), await newVisitor(t, territory), await newUser(t)]) {
+        expect((await list(user, territory.id)).statusCode).toBe(403);
+      }
+      // A curator of another territory has no access here.
+      expect((await list(await newCurator(t, await newTerritory(t)), territory.id)).statusCode).toBe(403);
+      expect((await list(curator, UNKNOWN_ID)).statusCode).toBe(404);
+      expect((await list(curator, 'nope')).statusCode).toBe(400);
+      expect((await list(curator, territory.id, '?type=NOPE')).statusCode).toBe(400);
+      const anonymous = await list(null, territory.id);
+      expect(anonymous.statusCode).toBe(401);
     }
-    // A curator of another territory has no access here.
-    expect((await queue(await newCurator(t, await newTerritory(t)), territory.id)).statusCode).toBe(403);
-    expect((await queue(curator, UNKNOWN_ID)).statusCode).toBe(404);
-    expect((await queue(curator, 'nope')).statusCode).toBe(400);
-    expect((await queue(curator, territory.id, '?pageSize=101')).statusCode).toBe(400);
-    expect((await queue(curator, territory.id, '?type=NOPE')).statusCode).toBe(400);
-    const anonymous = await queue(null, territory.id);
-    expect(anonymous.statusCode).toBe(401);
+    for (const query of ['?take=101', '?take=0', '?skip=-1', '?skip=10000001']) expect((await queue(curator, territory.id, query)).statusCode, query).toBe(400);
+    for (const query of ['?pageSize=101', '?pageSize=0', '?pageNumber=0']) expect((await pagedQueue(curator, territory.id, query)).statusCode, query).toBe(400);
+  });
+});
+
+describe('GET /api/v1/territories/{territoryId}/work-items/paged', () => {
+  it("pages the territory's items to its curators, moderators and admins (filtered by type and status)", async () => {
+    const territory = await newTerritory(t);
+    const curator = await newCurator(t, territory);
+    const moderator = await newModerator(t, territory);
+    const { workItemId } = await residencySubmission(territory.id, await newResident(t, territory));
+    const caseId = await moderationItem(territory.id);
+
+    for (const user of [curator, moderator, await newAdmin(t)]) {
+      const res = await pagedQueue(user, territory.id);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ pageNumber: 1, pageSize: 20, totalCount: 2, totalPages: 1, hasPreviousPage: false, hasNextPage: false });
+      expect(res.json().items.map((i: { id: string }) => i.id)).toEqual([caseId, workItemId]);
+    }
+    const residency = await pagedQueue(curator, territory.id, '?type=residency_verification');
+    expect(residency.json()).toMatchObject({ totalCount: 1, items: [{ id: workItemId, type: 'RESIDENCY_VERIFICATION' }] });
+    expect((await pagedQueue(curator, territory.id, '?status=COMPLETED')).json()).toMatchObject({ items: [], totalCount: 0 });
+    const paged = await pagedQueue(curator, territory.id, '?pageSize=1&pageNumber=2');
+    expect(paged.json()).toMatchObject({ totalCount: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false, items: [{ id: workItemId }] });
   });
 });
 

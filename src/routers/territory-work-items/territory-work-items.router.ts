@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
 import { workItemOutput, workItemPage } from '../work-items/work-items.schemas.js';
-import { residencyDecisionInput, territoryCompleteInput, territoryListInput } from './territory-work-items.schemas.js';
+import { residencyDecisionInput, territoryCompleteInput, territoryListInput, territoryPagedInput } from './territory-work-items.schemas.js';
 import * as territoryWorkItems from './territory-work-items.service.js';
 
 const TAGS = ['Territory administration'];
@@ -9,11 +10,24 @@ const TAGS = ['Territory administration'];
 export const territoryWorkItemsRouter = router({
   list: authedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue (newest first, paged)" },
+      openapi: { method: 'GET', path: '/api/v1/territories/{territoryId}/work-items', tags: TAGS, summary: "The territory's work queue, newest first" },
     })
     .input(territoryListInput)
-    .output(workItemPage)
+    .output(z.array(workItemOutput))
     .query(({ ctx, input }) => territoryWorkItems.listForTerritory(ctx, input)),
+
+  paged: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/territories/{territoryId}/work-items/paged',
+        tags: TAGS,
+        summary: "The territory's work queue, newest first (paged)",
+      },
+    })
+    .input(territoryPagedInput)
+    .output(workItemPage)
+    .query(({ ctx, input }) => territoryWorkItems.pageForTerritory(ctx, input)),
 
   complete: authedProcedure
     .meta({

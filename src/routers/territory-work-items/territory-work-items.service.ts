@@ -5,18 +5,23 @@ import { forbidden } from '../../platform/problems.js';
 import { hasPermission, type ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { openEvidence } from '../evidence/evidence.service.js';
-import { completeWorkItem, findWorkItem, listWorkItems } from '../work-items/work-items.service.js';
+import { completeWorkItem, findWorkItem, listWorkItems, pageWorkItems } from '../work-items/work-items.service.js';
 
 /** The territory queue is its curators' and moderators' (any territory status: suggestions are PENDING). */
 const QUEUE_KEEPERS = { as: ['CURATOR', 'MODERATOR'], status: 'VISIBLE' } as const;
 
+type TerritoryQueueFilter = { territoryId: string; type?: WorkItemType; status?: WorkItemStatus };
+
 /** The territory's queue, newest first: its curators and moderators. */
-export async function listForTerritory(
-  ctx: ServiceContext,
-  input: { territoryId: string; type?: WorkItemType; status?: WorkItemStatus; pageNumber: number; pageSize: number },
-) {
+export async function listForTerritory(ctx: ServiceContext, input: TerritoryQueueFilter & { skip: number; take: number }) {
   await requireTerritory(ctx, input.territoryId, QUEUE_KEEPERS);
-  return listWorkItems(ctx.em, { territoryId: input.territoryId, type: input.type, status: input.status }, input.pageNumber, input.pageSize);
+  return listWorkItems(ctx.em, { territoryId: input.territoryId, type: input.type, status: input.status }, input.skip, input.take);
+}
+
+/** The territory's queue, newest first, paged: its curators and moderators. */
+export async function pageForTerritory(ctx: ServiceContext, input: TerritoryQueueFilter & { pageNumber: number; pageSize: number }) {
+  await requireTerritory(ctx, input.territoryId, QUEUE_KEEPERS);
+  return pageWorkItems(ctx.em, { territoryId: input.territoryId, type: input.type, status: input.status }, input.pageNumber, input.pageSize);
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORK_ITEM_OUTCOMES, WORK_ITEM_STATUSES, WORK_ITEM_TYPES } from '../../entities/work-item.entity.js';
 import { lenientEnum } from '../../platform/enums.js';
 import { zId } from '../../platform/ids.js';
-import { pagedOutput, pageInput } from '../../platform/pagination.js';
+import { pagedOutput, pageInput, skipTakeInput } from '../../platform/pagination.js';
 import { zOptionalText } from '../../platform/text.js';
 
 export const workItemOutput = z
@@ -27,11 +27,17 @@ export type WorkItemOutput = z.infer<typeof workItemOutput>;
 
 export const workItemPage = pagedOutput(workItemOutput).meta({ id: 'WorkItemPage' });
 
-export const listInput = z.object({
+/** The queue's filters, shared by the listing and its `/paged` variant. */
+const workItemFilter = {
   type: lenientEnum(WORK_ITEM_TYPES).optional(),
   status: lenientEnum(WORK_ITEM_STATUSES).optional(),
-  ...pageInput,
-});
+};
+
+/** Non-paged listing: `skip`/`take` (default 20), answering an array. */
+export const listInput = z.object({ ...workItemFilter, ...skipTakeInput() });
+
+/** `/paged` variant: `pageNumber`/`pageSize`, answering the page envelope. */
+export const pagedInput = z.object({ ...workItemFilter, ...pageInput });
 
 export const notesInput = zOptionalText(2000);
 

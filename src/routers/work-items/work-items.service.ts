@@ -132,25 +132,44 @@ export async function findWorkItem(em: EntityManager, workItemId: string, where:
   return item;
 }
 
-export async function listWorkItems(
-  em: EntityManager,
-  filter: { type?: WorkItemType; status?: WorkItemStatus; territoryId?: string },
-  pageNumber: number,
-  pageSize: number,
-) {
-  const where = {
-    ...(filter.type ? { type: filter.type } : {}),
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(filter.territoryId ? { territoryId: filter.territoryId } : {}),
-  };
-  const { offset, limit } = pageOffset(pageNumber, pageSize);
-  const [rows, total] = await em.findAndCount(WorkItem, where, { orderBy: { createdAtUtc: 'desc', id: 'desc' }, offset, limit });
-  return toPage(rows.map(toWorkItemOutput), total, pageNumber, pageSize);
+export interface WorkItemFilter {
+  type?: WorkItemType;
+  status?: WorkItemStatus;
+  territoryId?: string;
 }
 
+const workItemWhere = (filter: WorkItemFilter) => ({
+  ...(filter.type ? { type: filter.type } : {}),
+  ...(filter.status ? { status: filter.status } : {}),
+  ...(filter.territoryId ? { territoryId: filter.territoryId } : {}),
+});
+
+const NEWEST_FIRST = { createdAtUtc: 'desc', id: 'desc' } as const;
+
+/** The queue's items, newest first, from `offset` (the one query of the listing and its `/paged` variant). */
+export async function listWorkItems(em: EntityManager, filter: WorkItemFilter, offset: number, limit: number): Promise<WorkItemOutput[]> {
+  const rows = await em.find(WorkItem, workItemWhere(filter), { orderBy: NEWEST_FIRST, offset, limit });
+  return rows.map(toWorkItemOutput);
+}
+
+/** One page of the queue, newest first, with its total. */
+export async function pageWorkItems(em: EntityManager, filter: WorkItemFilter, pageNumber: number, pageSize: number) {
+  const { offset, limit } = pageOffset(pageNumber, pageSize);
+  const items = await listWorkItems(em, filter, offset, limit);
+  const totalCount = await em.count(WorkItem, workItemWhere(filter));
+  return toPage(items, totalCount, pageNumber, pageSize);
+}
+
+type QueueFilter = { type?: WorkItemType; status?: WorkItemStatus };
+
 /** Admin queue: every item, newest first (the router checks SYSTEM_ADMIN). */
-export function listAdminQueue(ctx: ServiceContext, input: { type?: WorkItemType; status?: WorkItemStatus; pageNumber: number; pageSize: number }) {
-  return listWorkItems(ctx.em, { type: input.type, status: input.status }, input.pageNumber, input.pageSize);
+export function listAdminQueue(ctx: ServiceContext, input: QueueFilter & { skip: number; take: number }) {
+  return listWorkItems(ctx.em, { type: input.type, status: input.status }, input.skip, input.take);
+}
+
+/** Admin queue, paged: every item, newest first (the router checks SYSTEM_ADMIN). */
+export function pageAdminQueue(ctx: ServiceContext, input: QueueFilter & { pageNumber: number; pageSize: number }) {
+  return pageWorkItems(ctx.em, { type: input.type, status: input.status }, input.pageNumber, input.pageSize);
 }
 
 /** Admin queue: SYSTEM_ADMIN completes any item (the router checks the permission). */
