@@ -29,7 +29,7 @@ const PERSONAL_ROWS: ReadonlyArray<readonly [table: string, column: string]> = [
  * `for key share`) and then went in, since the anonymised row still exists: a join request, interests, a store
  * with its contact details outlived the erasure (and the join request could still be approved). Each of these
  * tables now refuses, before the insert, a row of a user who is deleted: the check waits for a deletion in progress
- * and reads the row as it left it (READ COMMITTED re-reads a locked row after the wait), and raises SQLSTATE TP001,
+ * and reads the row as it left it (READ COMMITTED returns a locked row's newest version after the wait), and raises SQLSTATE TP001,
  * which the API answers 409 ACCOUNT_DELETED. A write whose insert came first holds the user's row until it commits,
  * so the deletion waits for it, and its erasers then see the row.
  */
@@ -40,12 +40,12 @@ export class Migration20261128150000 extends Migration {
     this.addSql(`create function refuse_deleted_account() returns trigger language plpgsql as $$
 declare
   owner uuid := (to_jsonb(new) ->> tg_argv[0])::uuid;
+  deleted timestamptz;
 begin
-  if owner is not null then
-    perform 1 from app_user where id = owner and deleted_at_utc is null for key share;
-    if not found then
-      raise exception 'the account % has been deleted', owner using errcode = 'TP001';
-    end if;
+  -- No row seen (one inserted by the same statement, or none: the foreign key's check answers that): nothing to refuse.
+  select deleted_at_utc into deleted from app_user where id = owner for key share;
+  if deleted is not null then
+    raise exception 'the account % has been deleted', owner using errcode = 'TP001';
   end if;
   return new;
 end $$;`);
