@@ -33,6 +33,7 @@ import { appRouter, type AppRouter } from './routers/index.js';
 import { OutboxNotifySubscriber } from './routers/notifications/outbox.js';
 import { plainRoutes } from './routers/plain-routes.js';
 import { type AppDeps, createContext } from './trpc/context.js';
+import { endLiveStreams } from './trpc/live-streams.js';
 
 /** Calls in one HTTP batch at most; a larger batch is a 400. */
 const MAX_BATCH_SIZE = 10;
@@ -174,7 +175,10 @@ export async function buildApp(config: AppConfig, databaseUrl: string, options: 
     const change = parseCallerChange(payload);
     if (!change) return;
     forgetCachedUser(change.userId);
-    if (change.closeSockets) websockets.close(change);
+    if (change.closeSockets) {
+      websockets.close(change);
+      endLiveStreams(change);
+    }
   });
   await realtime.start();
   if (runWorkers) {

@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { resolveBearer } from '../http/auth.js';
 import { callerKey, type RateBucket } from '../http/rate-limit.js';
 import { userWrote } from '../routers/journeys/answer-cache.js';
+import { trackLiveStream } from './live-streams.js';
 import {
   accountDeleted,
   AppError,
@@ -55,7 +56,8 @@ const t = initTRPC.context<Context>().meta<AppMeta>().create({ isDev: false, err
  *   deletion and revoked permissions take effect on the next message, not at reconnect);
  * - on /trpc, the call's rate-limit bucket (`meta.rateLimit`, else global for queries and write for mutations) is
  *   charged in the store the REST routes use (REST requests are charged by their Fastify route already);
- * - a subscription takes one of the connection's MAX_SUBSCRIPTIONS_PER_CONNECTION slots until its stream ends;
+ * - a subscription takes one of the connection's MAX_SUBSCRIPTIONS_PER_CONNECTION slots until its stream ends, and
+ *   ends when its caller's token expires or their session or permissions are revoked (on SSE as on WebSocket);
  * - a data exception (a value PostgreSQL refuses) is a 400, never a 500, and a database that is down or restarting
  *   answers 503 DATABASE_UNAVAILABLE (with Retry-After), whether it failed in the procedure or in the pipeline.
  */
@@ -79,7 +81,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
         result = await next();
       } else {
         const callCtx = { em: ctx.deps.orm.em.fork() as EntityManager, auth, user: auth.user, authSession: auth.session ?? null };
-        result = type === 'subscription' ? await subscribe(ctx.connection, auth.expiresAtMs, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
+        result = type === 'subscription' ? await subscribe(ctx.connection, auth, () => next({ ctx: callCtx })) : await next({ ctx: callCtx });
       }
     } finally {
       if (writer) userWrote(writer);
@@ -100,7 +102,7 @@ const callPipeline = t.middleware(async ({ ctx, meta, type, next }) => {
 /** Each open subscription holds a listener and a buffer: one connection holds a bounded number of them. */
 async function subscribe<R extends { ok: boolean; data?: unknown }>(
   connection: { subscriptions: number },
-  expiresAtMs: number | undefined,
+  auth: { user: { id: string } | null; session?: { id: string } | null; expiresAtMs?: number | undefined },
   start: () => Promise<R>,
 ): Promise<R> {
   if (connection.subscriptions >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
@@ -119,7 +121,15 @@ async function subscribe<R extends { ok: boolean; data?: unknown }>(
     release();
     return result;
   }
-  return { ...result, data: releasedAtEnd(result.data, release, expiresAtMs) };
+  // A revocation of the caller ends the stream (src/trpc/live-streams.ts); no caller, nothing to revoke.
+  let revoke: () => void = () => undefined;
+  const revoked = new Promise<'ended'>((resolve) => (revoke = () => resolve('ended')));
+  const untrack = auth.user ? trackLiveStream(auth.user.id, auth.session?.id ?? null, revoke) : () => undefined;
+  const releaseAll = () => {
+    untrack();
+    release();
+  };
+  return { ...result, data: releasedAtEnd(result.data, releaseAll, auth.expiresAtMs, revoked) };
 }
 
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
@@ -127,10 +137,11 @@ const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /**
- * The same stream, ended when the caller's token expires (the client re-subscribes with a fresh one), with `release`
- * run once when it ends for any reason (completion, error, unsubscribe, expiry).
+ * The same stream, ended when the caller's token expires (the client re-subscribes with a fresh one) or `revoked`
+ * settles (the caller's session or permissions were revoked), with `release` run once when it ends for any reason
+ * (completion, error, unsubscribe, expiry, revocation).
  */
-async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, expiresAtMs: number | undefined): AsyncGenerator<T> {
+async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, expiresAtMs: number | undefined, revoked: Promise<'ended'>): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<'expired'>((resolve) => {
@@ -141,8 +152,8 @@ async function* releasedAtEnd<T>(source: AsyncIterable<T>, release: () => void, 
       const pending = iterator.next();
       // Left behind at expiry, it settles when the source winds down: never an unhandled rejection.
       pending.catch(() => undefined);
-      const next = await Promise.race([pending, expired]);
-      if (next === 'expired' || next.done) return;
+      const next = await Promise.race([pending, expired, revoked]);
+      if (next === 'expired' || next === 'ended' || next.done) return;
       yield next.value;
     }
   } finally {

@@ -11,10 +11,12 @@ import type { MembershipRole, TerritoryCapability } from '../../entities/members
  * content there. A statement, not ids: the outbox resolves it in the cause's transaction (`enqueueNotificationTo`).
  */
 export function residentsQuery(territoryId: string, exceptUserId: string): SqlQuery {
+  // Not those who blocked `exceptUserId` (the author of what is announced): its content is hidden from them.
   return {
     sql: `select m.user_id from territory_membership m join app_user u on u.id = m.user_id
-           where m.territory_id = ?::uuid and m.role = 'RESIDENT' and m.user_id <> ?::uuid and u.deleted_at_utc is null`,
-    params: [territoryId, exceptUserId],
+           where m.territory_id = ?::uuid and m.role = 'RESIDENT' and m.user_id <> ?::uuid and u.deleted_at_utc is null
+             and not exists (select 1 from user_block b where b.blocker_user_id = m.user_id and b.blocked_user_id = ?::uuid)`,
+    params: [territoryId, exceptUserId, exceptUserId],
   };
 }
 

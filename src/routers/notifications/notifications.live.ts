@@ -101,16 +101,24 @@ export async function liveNotifications(
     if (!lastId || n.id > lastId) lastId = n.id;
     return tracked(n.id, n);
   };
-  const missed = () => (lastId ? listMineAfter(em(), userId, lastId, CATCH_UP_LIMIT) : listMineSince(em(), userId, startedAt, CATCH_UP_LIMIT));
+  /**
+   * Everything created after the last id sent (or since the stream started), page after page until a short one: one
+   * page of 100 and then the live ones lost the rest for good (the next live id moved the resume point past them).
+   */
+  async function* missed() {
+    for (;;) {
+      const page = lastId ? await listMineAfter(em(), userId, lastId, CATCH_UP_LIMIT) : await listMineSince(em(), userId, startedAt, CATCH_UP_LIMIT);
+      for (const n of page) if (!seen.has(n.id)) yield deliver(n);
+      if (page.length < CATCH_UP_LIMIT) return;
+    }
+  }
 
   async function* stream() {
     try {
-      if (lastEventId) {
-        for (const n of await missed()) yield deliver(n);
-      }
+      if (lastEventId) yield* missed();
       for await (const [item] of items) {
         if (item === CATCH_UP) {
-          for (const n of await missed()) if (!seen.has(n.id)) yield deliver(n);
+          yield* missed();
           continue;
         }
         const id = item as string;

@@ -46,6 +46,8 @@ const cannotReportSelf = (what: string) => badRequest(`You cannot report ${what}
 interface NewReport {
   targetType: ReportTargetType;
   targetId: string;
+  /** Whom the report is about (the user, or the post's author): never told of it by REPORT_CREATED. */
+  reportedUserId: string;
   reason: string;
   details: string | null;
 }
@@ -109,7 +111,8 @@ async function fileReport(
     });
     enqueueNotification(tx, {
       type: 'REPORT_CREATED',
-      recipientUserIds: await curatorIdsOf(tx, territoryId, user.id),
+      // The curators, but not the reporter nor whom the report is about (a reported curator learns of it from the decision).
+      recipientUserIds: (await curatorIdsOf(tx, territoryId, user.id)).filter((id) => id !== report.reportedUserId),
       title: `New report in ${access.territory.name}`,
       body: `A ${report.targetType === 'POST' ? 'post' : 'user'} was reported: ${report.reason}`,
       data: { territoryId, reportId: row.id, targetType: report.targetType, targetId: report.targetId },
@@ -147,7 +150,8 @@ export async function reportPost(ctx: ServiceContext, input: ReportPostInput, jo
   }
   const access = await requireTerritory(ctx, post.territory_id);
   if (post.author_user_id === user.id) throw cannotReportSelf('your own post');
-  return fileReport(ctx, access, { targetType: 'POST', targetId: input.postId, reason: input.reason, details: input.details }, jobs);
+  const report = { targetType: 'POST', targetId: input.postId, reportedUserId: post.author_user_id, reason: input.reason, details: input.details } as const;
+  return fileReport(ctx, access, report, jobs);
 }
 
 /**
@@ -163,7 +167,14 @@ export async function reportUser(ctx: ServiceContext, input: ReportUserInput, jo
   });
   if (input.userId.toLowerCase() === ctx.user.id.toLowerCase()) throw cannotReportSelf('yourself');
   if (!(await userExists(ctx.em, input.userId))) throw notFound('User');
-  return fileReport(ctx, access, { targetType: 'USER', targetId: input.userId, reason: input.reason, details: input.details }, jobs);
+  const report = {
+    targetType: 'USER',
+    targetId: input.userId,
+    reportedUserId: input.userId.toLowerCase(),
+    reason: input.reason,
+    details: input.details,
+  } as const;
+  return fileReport(ctx, access, report, jobs);
 }
 
 /** Curators and moderators of the territory (the given one, else the session's selection). */
