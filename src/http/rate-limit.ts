@@ -73,7 +73,12 @@ export class PostgresCounterStore implements CounterStore {
     const local = this.fromLease(key, limit);
     if (local) return local;
     const refill = this.countLease(key, windowMs, limit);
-    const settled = refill.then(() => undefined);
+    // What waiters wait for: its end, never its failure (which the caller below gets; a rejection left unheard here
+    // was an unhandled rejection, fatal to the process, whenever the database refused a refill nobody else awaited).
+    const settled = refill.then(
+      () => undefined,
+      () => undefined,
+    );
     this.refills.set(key, settled);
     try {
       return await refill;

@@ -109,3 +109,22 @@ describe('rate limits across API instances', () => {
     expect(leaseSize(100_000, 0)).toBe(256);
   });
 });
+
+describe('the shared counter store when the database refuses', () => {
+  it('a failed count rejects for its caller only: no unhandled rejection (fatal to a Node process)', async () => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    // Nothing listens on port 1: every count fails at once.
+    const store = new PostgresCounterStore('postgres://nobody@127.0.0.1:1/none');
+    try {
+      await expect(store.hit('k', 60_000, 100)).rejects.toThrow();
+      // Rejections are reported after the microtasks of their turn: one more turn of the event loop.
+      await new Promise(setImmediate);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+      await store.close();
+    }
+  });
+});
