@@ -261,11 +261,15 @@ export interface MultiUploadOptions extends UploadOptions {
   maxFiles: number;
 }
 
-/** A refusal of one file of several names the field (and which file), so a client can point at it. */
-function naming(error: AppError, field: string, position: number) {
-  if (error.errors?.length) return error;
+/**
+ * A refusal of one file of several names the request's field (and which file), so a client can point at it: a
+ * refusal naming no field, or only the media service's own `file` (v1's upload field), is renamed; one naming
+ * another field is left as it is.
+ */
+export function refusalOfFile(error: AppError, field: string, position: number): AppError {
+  if (error.errors?.some((e) => e.field !== 'file')) return error;
   return new AppError(error.code, error.problemCode, error.message, {
-    errors: [{ field, message: `file ${position}: ${error.message}` }],
+    errors: [{ field, message: `file ${position}: ${error.errors?.[0]?.message ?? error.message}` }],
     headers: error.headers,
   });
 }
@@ -301,7 +305,7 @@ export async function readUploads(request: FastifyRequest, options: MultiUploadO
           received.push(file);
           if (file.sizeBytes === 0 || !file.sniffed) throw validationFailed(options.field, `file ${position} is empty`);
         } catch (error) {
-          throw error instanceof AppError ? naming(error, options.field, position) : error;
+          throw error instanceof AppError ? refusalOfFile(error, options.field, position) : error;
         }
       } else {
         takeTextField(part as MultipartValue, fields, options);

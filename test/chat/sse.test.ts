@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTerritory, newUser } from '../factories/index.js';
+import { listenLocally, readEvents } from '../factories/sse.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 import { CHAT_FLAGS, chatApi, verifiedResident } from './helpers.js';
 
@@ -8,35 +9,9 @@ let t: TestApp;
 let base: string;
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listenLocally(t);
 });
 afterAll(() => t.close());
-
-/** Opens the event stream and resolves with the text read until `until` appears in it (or the stream ends). */
-async function readEvents(url: string, headers: Record<string, string>, until: (text: string) => boolean, onOpen?: () => Promise<void>) {
-  const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
-  let text = '';
-  if (res.body) {
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let opened = false;
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
-      if (!opened && text.includes('event: connected')) {
-        opened = true;
-        await onOpen?.();
-      }
-      if (until(text)) break;
-    }
-  }
-  abort.abort();
-  return { status: res.status, contentType: res.headers.get('content-type'), text };
-}
 
 const input = (conversationId: string) => encodeURIComponent(JSON.stringify({ conversationId }));
 

@@ -4,6 +4,7 @@ import { newId } from '../../src/platform/ids.js';
 import { enqueueNotification } from '../../src/routers/notifications/outbox.js';
 import { newCurator, newResident, newTerritory, newUser, type TestUser } from '../factories/index.js';
 import { postOk } from '../feed/helpers.js';
+import { listenLocally, readEvents } from '../factories/sse.js';
 import { createTestApp, type TestApp } from '../setup/test-app.js';
 
 /**
@@ -14,9 +15,7 @@ let t: TestApp;
 let base: string;
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listenLocally(t);
 });
 afterAll(() => t.close());
 
@@ -25,34 +24,6 @@ async function notify(user: TestUser, title: string) {
   await (t.deps.orm.em.fork() as EntityManager).transactional(async (tx) => {
     enqueueNotification(tx, { type: 'POST_CREATED', recipientUserIds: [user.id], title, body: title, data: { postId }, sourceKey: `post:${postId}:created` });
   });
-}
-
-/** Reads an SSE stream until `until(text)`, its end, or `ms` (a bound for a failing run, never reached by a passing one). */
-async function readStream(url: string, headers: Record<string, string>, until: (text: string) => boolean, onOpen?: () => Promise<void>, ms = 10_000) {
-  const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const deadline = new Promise<'deadline'>((resolve) => setTimeout(() => resolve('deadline'), ms).unref());
-  let text = '';
-  let ended = false;
-  let opened = false;
-  for (;;) {
-    const chunk = await Promise.race([reader.read(), deadline]);
-    if (chunk === 'deadline') break;
-    if (chunk.done) {
-      ended = true;
-      break;
-    }
-    text += decoder.decode(chunk.value, { stream: true });
-    if (!opened && text.includes('event: connected')) {
-      opened = true;
-      await onOpen?.();
-    }
-    if (until(text)) break;
-  }
-  abort.abort();
-  return { text, ended };
 }
 
 const eventIds = (text: string) => [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]!);
@@ -70,7 +41,7 @@ async function insertNotifications(user: TestUser, count: number) {
 describe('notifications.onNew over Server-Sent Events', () => {
   it('ends when the user signs out everywhere: nothing is delivered after it', async () => {
     const user = await newUser(t);
-    const { text, ended } = await readStream(
+    const { text, ended } = await readEvents(
       `${base}/trpc/notifications.onNew`,
       user.headers,
       (read) => read.includes('after sign-out'),
@@ -87,7 +58,7 @@ describe('notifications.onNew over Server-Sent Events', () => {
     const user = await newUser(t);
     const ids = await insertNotifications(user, 151);
     const input = encodeURIComponent(JSON.stringify({ lastEventId: ids[0] }));
-    const { text } = await readStream(`${base}/trpc/notifications.onNew?input=${input}`, user.headers, (read) => eventIds(read).length >= 150);
+    const { text } = await readEvents(`${base}/trpc/notifications.onNew?input=${input}`, user.headers, (read) => eventIds(read).length >= 150);
     expect(eventIds(text)).toEqual(ids.slice(1));
   });
 });

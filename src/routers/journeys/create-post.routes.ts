@@ -4,7 +4,7 @@ import { setActingClient } from '../../entities/audit.entity.js';
 import { POST_VISIBILITIES } from '../../entities/post.entity.js';
 import { type PlainRoutes, publicServiceContextOf } from '../../http/plain-routes.js';
 import { rateLimitRouteConfig } from '../../http/rate-limit.js';
-import { withUploads } from '../../http/uploads.js';
+import { refusalOfFile, withUploads } from '../../http/uploads.js';
 import type { ClientScope } from '../../entities/client-application.entity.js';
 import { zId } from '../../platform/ids.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../platform/problems.js';
@@ -73,18 +73,6 @@ function requireJourneyUser(request: FastifyRequest, scope: ClientScope) {
 const FILES_NAMES: ReadonlyMap<string, string> = new Map([['mediaIds', FILES_FIELD]]);
 
 /**
- * The media service's refusal of the n-th file (its size, dimensions, duration, quota), naming the request's field
- * and the file as the parser's refusals of a file do: v1's field is the upload's `file`, or none.
- */
-function refusalOfFile(error: unknown, position: number): unknown {
-  if (!(error instanceof AppError) || error.errors?.some((e) => e.field !== 'file')) return error;
-  return new AppError(error.code, error.problemCode, error.message, {
-    errors: [{ field: FILES_FIELD, message: `file ${position}: ${error.errors?.[0]?.message ?? error.message}` }],
-    headers: error.headers,
-  });
-}
-
-/**
  * Uploads the files as the user's media and creates the post with them through the feed service, all in one
  * transaction: any refusal (a file the media service refuses, the posts' media rules, the post's own rules) rolls
  * back every media row and the post, and the bytes already copied to storage are removed, so nothing is left behind.
@@ -99,8 +87,9 @@ async function createPostWithFiles(
       const inTx: ServiceContext = { ...ctx, em: tx };
       const mediaIds: string[] = [];
       for (const [index, upload] of input.files.entries()) {
+        // The media service's refusal (size, dimensions, duration, quota) names the file as the parser's refusals do.
         const media = await uploadMedia(inTx, { upload, fields: { title: null, description: null } }).catch((error: unknown) => {
-          throw refusalOfFile(error, index + 1);
+          throw error instanceof AppError ? refusalOfFile(error, FILES_FIELD, index + 1) : error;
         });
         storedKeys.push((await findLiveMedia(tx, media.id)).storageKey);
         mediaIds.push(media.id);

@@ -1,16 +1,16 @@
 import type { TerritoryCapability } from '../../entities/membership.entity.js';
 import type { SystemPermission } from '../../entities/user.entity.js';
-import type { WorkItemOutcome, WorkItemStatus, WorkItemType } from '../../entities/work-item.entity.js';
+import type { WorkItemOutcome } from '../../entities/work-item.entity.js';
 import { forbidden } from '../../platform/problems.js';
 import { hasPermission, type ServiceContext } from '../../platform/service-context.js';
 import { requireTerritory } from '../../policy/territory-access.js';
 import { openEvidence } from '../evidence/evidence.service.js';
-import { completeWorkItem, findWorkItem, listWorkItems, pageWorkItems } from '../work-items/work-items.service.js';
+import { completeWorkItem, findWorkItem, listWorkItems, pageWorkItems, type WorkItemFilter } from '../work-items/work-items.service.js';
 
 /** The territory queue is its curators' and moderators' (any territory status: suggestions are PENDING). */
 const QUEUE_KEEPERS = { as: ['CURATOR', 'MODERATOR'], status: 'VISIBLE' } as const;
 
-type TerritoryQueueFilter = { territoryId: string; type?: WorkItemType; status?: WorkItemStatus };
+type TerritoryQueueFilter = WorkItemFilter & { territoryId: string };
 
 /** The territory's queue, newest first: its curators and moderators. */
 export async function listForTerritory(ctx: ServiceContext, input: TerritoryQueueFilter & { skip: number; take: number }) {

@@ -160,7 +160,7 @@ export async function pageWorkItems(em: EntityManager, filter: WorkItemFilter, p
   return toPage(items, totalCount, pageNumber, pageSize);
 }
 
-type QueueFilter = { type?: WorkItemType; status?: WorkItemStatus };
+type QueueFilter = Omit<WorkItemFilter, 'territoryId'>;
 
 /** Admin queue: every item, newest first (the router checks SYSTEM_ADMIN). */
 export function listAdminQueue(ctx: ServiceContext, input: QueueFilter & { skip: number; take: number }) {
