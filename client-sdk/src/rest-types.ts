@@ -2814,6 +2814,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/territories/{territoryId}/platform-financial/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every amount of the territory as a financial transaction (CHECKOUT, PAYMENT, SELLER, PLATFORM_FEE, PAYOUT, REFUND), newest first (SYSTEM_ADMIN or FINANCIAL_MANAGER) */
+        get: operations["finance-transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/territories/{territoryId}/platform-financial/transactions/{financialTransactionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One financial transaction with its status history (SYSTEM_ADMIN or FINANCIAL_MANAGER); 404 unknown here */
+        get: operations["finance-transaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/wallets/{walletId}": {
         parameters: {
             query?: never;
@@ -5628,6 +5662,62 @@ export interface components {
             currency: string;
             /** Format: date-time */
             createdAtUtc: string;
+        };
+        FinancialTransactionPage: {
+            items: components["schemas"]["FinancialTransaction"][];
+            pageNumber: number;
+            pageSize: number;
+            totalCount: number;
+            totalPages: number;
+            hasPreviousPage: boolean;
+            hasNextPage: boolean;
+        };
+        FinancialTransaction: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** @enum {string} */
+            type: "CHECKOUT" | "PAYMENT" | "SELLER" | "PLATFORM_FEE" | "PAYOUT" | "REFUND";
+            /** @enum {string} */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELED";
+            amountInCents: number;
+            currency: string;
+            /** @enum {string} */
+            relatedEntityType: "CHECKOUT" | "PAYMENT" | "SELLER_TRANSACTION" | "PAYOUT";
+            /** Format: uuid */
+            relatedEntityId: string;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+        };
+        FinancialTransactionDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            territoryId: string;
+            /** @enum {string} */
+            type: "CHECKOUT" | "PAYMENT" | "SELLER" | "PLATFORM_FEE" | "PAYOUT" | "REFUND";
+            /** @enum {string} */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELED";
+            amountInCents: number;
+            currency: string;
+            /** @enum {string} */
+            relatedEntityType: "CHECKOUT" | "PAYMENT" | "SELLER_TRANSACTION" | "PAYOUT";
+            /** Format: uuid */
+            relatedEntityId: string;
+            /** Format: date-time */
+            createdAtUtc: string;
+            /** Format: date-time */
+            updatedAtUtc: string;
+            statusHistory: {
+                /** @enum {string} */
+                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELED";
+                entityStatus: string;
+                /** Format: date-time */
+                changedAtUtc: string;
+            }[];
         };
         Wallet: {
             /** Format: uuid */
@@ -21243,6 +21333,172 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlatformExpensePage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "finance-transactions": {
+        parameters: {
+            query?: {
+                type?: "CHECKOUT" | "PAYMENT" | "SELLER" | "PLATFORM_FEE" | "PAYOUT" | "REFUND";
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELED";
+                relatedEntityId?: string;
+                currency?: string;
+                fromUtc?: string;
+                toUtc?: string;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                territoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinancialTransactionPage"];
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED lists each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role or is not the owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After: 60) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "finance-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                territoryId: string;
+                financialTransactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinancialTransactionDetail"];
                 };
             };
             /** @description Invalid input (VALIDATION_FAILED lists each field) */

@@ -12,19 +12,23 @@ export const baseProperties = {
 };
 
 /**
- * The three AFTER ... FOR EACH STATEMENT triggers (`<fn>_insert|update|delete`) that keep a stored counter in step
- * with every statement writing `table`: `fn` (defined in its migration) reads the transition tables `new_<rows>` and
- * `old_<rows>`.
+ * AFTER ... FOR EACH STATEMENT triggers (`<fn>_<event>`) of `table` running `fn` (defined in its migration) on each
+ * of `events`; `fn` reads the transition tables `new_<rows>` and `old_<rows>`.
  */
-export function statementCounterTriggers(table: string, fn: string, rows: string) {
+export function statementTriggers(table: string, fn: string, rows: string, events: ReadonlyArray<'insert' | 'update' | 'delete'>) {
   const tables = { insert: `new table as new_${rows}`, update: `old table as old_${rows} new table as new_${rows}`, delete: `old table as old_${rows}` };
-  return (['insert', 'update', 'delete'] as const).map((event) => ({
+  return events.map((event) => ({
     name: `${fn}_${event}`,
     timing: 'after' as const,
     events: [event],
     forEach: 'statement' as const,
     expression: `create trigger "${fn}_${event}" after ${event} on "${table}" referencing ${tables[event]} for each statement execute function ${fn}()`,
   }));
+}
+
+/** The three statement triggers that keep a stored counter in step with every statement writing `table`. */
+export function statementCounterTriggers(table: string, fn: string, rows: string) {
+  return statementTriggers(table, fn, rows, ['insert', 'update', 'delete']);
 }
 
 /**

@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 import type { ItemType } from './item.entity.js';
 import { Item } from './item.entity.js';
+import { financialTraceTriggers } from './financial-transaction.entity.js';
 import { Store } from './store.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
@@ -73,6 +74,7 @@ export const Checkout = defineEntity({
     { name: 'checkout_buyer_idx', expression: `create index "checkout_buyer_idx" on "checkout" ("buyer_user_id", "created_at_utc" desc, "id" desc)` },
     { name: 'checkout_store_idx', expression: `create index "checkout_store_idx" on "checkout" ("store_id", "created_at_utc" desc, "id" desc)` },
   ],
+  triggers: financialTraceTriggers('checkout', 'checkouts'),
 });
 
 /** A line of a checkout: title and price snapshotted at checkout time, with its own platform fee. */
@@ -141,6 +143,7 @@ export const SellerTransaction = defineEntity({
       expression: `create index "seller_transaction_seller_idx" on "seller_transaction" ("seller_user_id", "territory_id", "created_at_utc" desc)`,
     },
   ],
+  triggers: financialTraceTriggers('seller_transaction', 'seller_transactions'),
 });
 
 /**

@@ -32,6 +32,7 @@ import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger.entity.j
 import { Cart, CartItem } from './cart.entity.js';
 import { Checkout, CheckoutIdempotencyRecord, CheckoutItem, SellerTransaction } from './checkout.entity.js';
 import { Payment, PaymentWebhookEvent } from './payment.entity.js';
+import { FinancialTransaction, FinancialTransactionStatusChange } from './financial-transaction.entity.js';
 import { PostingRestriction, Report, ReportSanction } from './report.entity.js';
 import { Vote, Voting } from './voting.entity.js';
 import { ConsumptionMeter, MerchantSubscription, SubscriptionPlan } from './subscription.entity.js';
@@ -107,6 +108,8 @@ export const entities = [
   CheckoutIdempotencyRecord,
   Payment,
   PaymentWebhookEvent,
+  FinancialTransaction,
+  FinancialTransactionStatusChange,
   Report,
   ReportSanction,
   PostingRestriction,

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties } from './base.entity.js';
 import { Checkout, PAYMENT_METHODS, type PaymentMethod } from './checkout.entity.js';
+import { financialTraceTriggers } from './financial-transaction.entity.js';
 
 export const PAYMENT_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUNDED'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -35,6 +36,7 @@ export const Payment = defineEntity({
     { name: 'payment_method_check', expression: `method in (${list(PAYMENT_METHODS)})` },
     { name: 'payment_amount_check', expression: 'amount_in_cents > 0' },
   ],
+  triggers: financialTraceTriggers('payment', 'payments'),
 });
 
 /**

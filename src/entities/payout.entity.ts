@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { baseProperties, textArray } from './base.entity.js';
 import { SellerTransaction } from './checkout.entity.js';
+import { financialTraceTriggers } from './financial-transaction.entity.js';
 import { Territory } from './territory.entity.js';
 import { User } from './user.entity.js';
 
@@ -77,6 +78,7 @@ export const Payout = defineEntity({
       events: ['update'],
       expression: `create trigger "payout_status_transition" before update on "payout" for each row execute function payout_status_transition()`,
     },
+    ...financialTraceTriggers('payout', 'payouts'),
   ],
 });
 

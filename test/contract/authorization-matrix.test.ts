@@ -517,6 +517,18 @@ const MATRIX: Record<string, Row> = {
     make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-financial/expenses` }),
     expect: adminOnly(200),
   },
+  'GET /api/v1/territories/{territoryId}/platform-financial/transactions': {
+    make: async (w) => ({ owner: await resident(w), url: `/api/v1/territories/${T(w)}/platform-financial/transactions` }),
+    expect: adminOnly(200),
+  },
+  'GET /api/v1/territories/{territoryId}/platform-financial/transactions/{financialTransactionId}': {
+    make: async (w) => {
+      const { owner, checkoutId } = await paidSeller(w);
+      const [traced] = await w.t.sql<{ id: string }>(`select id from financial_transaction where related_entity_id = $1 and type = 'CHECKOUT'`, [checkoutId]);
+      return { owner, url: `/api/v1/territories/${T(w)}/platform-financial/transactions/${traced!.id}` };
+    },
+    expect: adminOnly(200),
+  },
   'PUT /api/v1/admin/users/{userId}/permissions/{permission}': {
     make: async (w) => {
       const owner = await newUser(w.t);

@@ -1,7 +1,17 @@
 import { router } from '../../trpc/init.js';
 import { authedProcedure } from '../../trpc/procedures.js';
-import { expensePageOutput, financeBalanceInput, financeListInput, platformBalanceOutput, revenuePageOutput } from './finance.schemas.js';
-import { getPlatformBalance, getPlatformExpenses, getPlatformRevenue } from './finance.service.js';
+import {
+  expensePageOutput,
+  financeBalanceInput,
+  financeListInput,
+  financialTransactionDetailOutput,
+  financialTransactionInput,
+  financialTransactionListInput,
+  financialTransactionPageOutput,
+  platformBalanceOutput,
+  revenuePageOutput,
+} from './finance.schemas.js';
+import { getFinancialTransaction, getPlatformBalance, getPlatformExpenses, getPlatformRevenue, listFinancialTransactions } from './finance.service.js';
 
 const TAGS = ['Payouts'];
 const PATH = '/api/v1/territories/{territoryId}/platform-financial';
@@ -40,4 +50,31 @@ export const financeRouter = router({
     .input(financeListInput)
     .output(expensePageOutput)
     .query(({ ctx, input }) => getPlatformExpenses(ctx, input)),
+
+  transactions: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${PATH}/transactions`,
+        tags: TAGS,
+        summary:
+          'Every amount of the territory as a financial transaction (CHECKOUT, PAYMENT, SELLER, PLATFORM_FEE, PAYOUT, REFUND), newest first (SYSTEM_ADMIN or FINANCIAL_MANAGER)',
+      },
+    })
+    .input(financialTransactionListInput)
+    .output(financialTransactionPageOutput)
+    .query(({ ctx, input }) => listFinancialTransactions(ctx, input)),
+
+  transaction: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${PATH}/transactions/{financialTransactionId}`,
+        tags: TAGS,
+        summary: 'One financial transaction with its status history (SYSTEM_ADMIN or FINANCIAL_MANAGER); 404 unknown here',
+      },
+    })
+    .input(financialTransactionInput)
+    .output(financialTransactionDetailOutput)
+    .query(({ ctx, input }) => getFinancialTransaction(ctx, input)),
 });
