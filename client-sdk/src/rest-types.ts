@@ -3901,17 +3901,6 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Too many requests (Retry-After: 60) */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before trying again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
             };
         };
         delete?: never;

@@ -123,7 +123,8 @@ export function buildOpenApiDocument(router: AnyRouter, extraPaths: ZodOpenApiPa
         if (path === OAUTH_TOKEN_PATH && status !== '429') continue;
         operation.responses[status] = errorBody(status);
       }
-      if (!operation.responses['429']) operation.responses['429'] = errorBody('429');
+      // Every route is rate limited but those that say otherwise (`x-rate-limit: false`: the payment webhook).
+      if (!operation.responses['429'] && (operation as { 'x-rate-limit'?: boolean })['x-rate-limit'] !== false) operation.responses['429'] = errorBody('429');
       // An id in the path names something that may not exist (or not be visible to the caller): 404. The generator
       // lists it for GET and DELETE only.
       if (path.includes('{') && !operation.responses['404']) operation.responses['404'] = errorBody('404');

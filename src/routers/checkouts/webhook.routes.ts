@@ -48,6 +48,8 @@ export const paymentsRoutes: PlainRoutes = {
       post: {
         tags: ['Payments'],
         summary: "The payment gateway's webhook (signed; each event applied once)",
+        // Not rate limited (see the route): no 429 in the document.
+        'x-rate-limit': false,
         description:
           'Verifies the signature over the raw body (`X-Signature` for `fake`, `Stripe-Signature` for `stripe`; 400, nothing written, when it ' +
           'does not match), answers 200 `IGNORED` to a genuine event this platform does not act on, records the event id once (a replay or a ' +
